@@ -1,0 +1,34 @@
+//! `madang`: Omok (Renju) and bingo over the network.
+//!
+//! One binary, one subcommand per job; each subcommand lives in its own
+//! module so the parts stay independent.
+
+mod bingo;
+mod omok;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// Omok (Renju) and bingo over the network: referee, engine and clients.
+#[derive(Parser)]
+#[command(name = "madang", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Omok (Renju): rules tools, referee, bots and the terminal client.
+    Omok(omok::Args),
+    /// Two-player bingo over TCP (the five-flag protocol).
+    Bingo(bingo::Args),
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Omok(args) => omok::run(args),
+        Command::Bingo(args) => bingo::run(args),
+    }
+}

@@ -1,0 +1,188 @@
+//! Black's forbidden points: double-three, double-four and overline.
+//!
+//! The test follows `rules.md`: a stone that makes exactly five is never
+//! forbidden; then overline, then two or more fours, then threes in two or
+//! more directions. Under `renju` a three must be able to become a straight
+//! four at a point that neither makes a five nor is itself forbidden, which
+//! asks the same question recursively with the stone placed.
+
+use std::fmt;
+
+use crate::board::Board;
+use crate::color::Color;
+use crate::geometry::{DIRS, NUM_DIRS};
+use crate::pattern::{LineInfo, Patterns};
+use crate::point::Point;
+use crate::rule::Rule;
+
+/// The shape that makes a point forbidden for black.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ForbiddenKind {
+    /// Threes in two or more directions.
+    DoubleThree,
+    /// Two or more fours.
+    DoubleFour,
+    /// Six or more in a row.
+    Overline,
+}
+
+impl ForbiddenKind {
+    /// The kind's name as printed by tools: `double-three`, `double-four`,
+    /// `overline`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ForbiddenKind::DoubleThree => "double-three",
+            ForbiddenKind::DoubleFour => "double-four",
+            ForbiddenKind::Overline => "overline",
+        }
+    }
+}
+
+impl fmt::Display for ForbiddenKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a black stone at an empty point would do.
+enum Verdict {
+    /// Completes exactly five: a win, never forbidden.
+    Five,
+    Forbidden(ForbiddenKind),
+    Allowed,
+}
+
+impl Board {
+    /// Why a black stone at `p` would be forbidden under `rule`, or `None`
+    /// when it is allowed (or `p` is occupied, or the rule forbids nothing).
+    pub fn forbidden_kind(&self, p: Point, rule: Rule) -> Option<ForbiddenKind> {
+        if !rule.has_forbidden() || !self.is_empty(p) {
+            return None;
+        }
+        let patterns = Patterns::get();
+        let infos = self.line_infos(patterns, p);
+        match quick_verdict(&infos, rule) {
+            Some(Verdict::Forbidden(k)) => Some(k),
+            Some(_) => None,
+            None => match self.clone().renju_threes(patterns, p, &infos) {
+                Verdict::Forbidden(k) => Some(k),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether a black stone at `p` would be forbidden under `rule`.
+    pub fn is_forbidden(&self, p: Point, rule: Rule) -> bool {
+        self.forbidden_kind(p, rule).is_some()
+    }
+
+    /// Every empty point forbidden for black under `rule`, in index order.
+    pub fn forbidden_points(&self, rule: Rule) -> Vec<(Point, ForbiddenKind)> {
+        if !rule.has_forbidden() {
+            return Vec::new();
+        }
+        let patterns = Patterns::get();
+        let mut scratch: Option<Board> = None;
+        let mut out = Vec::new();
+        for p in Point::all() {
+            if !self.is_empty(p) {
+                continue;
+            }
+            let infos = self.line_infos(patterns, p);
+            let verdict = match quick_verdict(&infos, rule) {
+                Some(v) => v,
+                None => scratch
+                    .get_or_insert_with(|| self.clone())
+                    .renju_threes(patterns, p, &infos),
+            };
+            if let Verdict::Forbidden(k) = verdict {
+                out.push((p, k));
+            }
+        }
+        out
+    }
+
+    fn line_infos(&self, patterns: Patterns, p: Point) -> [LineInfo; NUM_DIRS] {
+        std::array::from_fn(|d| self.line_info(patterns, p, d))
+    }
+
+    /// Full verdict for black at empty `p` under `renju`, recursing through
+    /// the board (restored before returning).
+    fn renju_verdict(&mut self, patterns: Patterns, p: Point) -> Verdict {
+        let infos = self.line_infos(patterns, p);
+        match quick_verdict(&infos, Rule::Renju) {
+            Some(v) => v,
+            None => self.renju_threes(patterns, p, &infos),
+        }
+    }
+
+    /// The recursive part of the renju test: `p` has no five, overline or
+    /// double-four, and at least two directions with straight-four points.
+    /// A direction is a real three when one of its straight-four points,
+    /// with `p` placed, neither makes a five nor is forbidden.
+    fn renju_threes(
+        &mut self,
+        patterns: Patterns,
+        p: Point,
+        infos: &[LineInfo; NUM_DIRS],
+    ) -> Verdict {
+        // Callers pass an empty point; `placed` keeps the board intact even
+        // if one did not.
+        let placed = self.place(p, Color::Black).is_ok();
+        let mut threes = 0;
+        let mut remaining = infos.iter().filter(|i| i.may_be_three()).count();
+        for (d, info) in infos.iter().enumerate() {
+            if !info.may_be_three() {
+                continue;
+            }
+            remaining -= 1;
+            let (dx, dy) = DIRS[d];
+            let real = info.straight_four_points().any(|o| {
+                let q = p
+                    .offset(dx * o, dy * o)
+                    .expect("window points are on the board");
+                matches!(self.renju_verdict(patterns, q), Verdict::Allowed)
+            });
+            if real {
+                threes += 1;
+            }
+            if threes >= 2 || threes + remaining < 2 {
+                break;
+            }
+        }
+        if placed {
+            self.remove(p);
+        }
+        if threes >= 2 {
+            Verdict::Forbidden(ForbiddenKind::DoubleThree)
+        } else {
+            Verdict::Allowed
+        }
+    }
+}
+
+/// Everything decidable from the four line patterns alone; `None` when the
+/// renju three test must look further.
+fn quick_verdict(infos: &[LineInfo; NUM_DIRS], rule: Rule) -> Option<Verdict> {
+    if infos.iter().any(|i| i.five()) {
+        return Some(Verdict::Five);
+    }
+    if infos.iter().any(|i| i.overline()) {
+        return Some(Verdict::Forbidden(ForbiddenKind::Overline));
+    }
+    if infos.iter().map(|i| i.fours()).sum::<u32>() >= 2 {
+        return Some(Verdict::Forbidden(ForbiddenKind::DoubleFour));
+    }
+    if rule == Rule::RenjuSimplified {
+        let threes = infos.iter().filter(|i| i.simple_three()).count();
+        return Some(if threes >= 2 {
+            Verdict::Forbidden(ForbiddenKind::DoubleThree)
+        } else {
+            Verdict::Allowed
+        });
+    }
+    if infos.iter().filter(|i| i.may_be_three()).count() < 2 {
+        return Some(Verdict::Allowed);
+    }
+    None
+}
