@@ -1,14 +1,8 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! The Renju engine, and the [`Player`] interface shared by everything that
+//! picks moves: this engine, external Gomocup brains, bots and matches.
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+mod player;
+mod simple;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub use player::{Player, PlayerError};
+pub use simple::Engine;

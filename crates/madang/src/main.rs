@@ -4,6 +4,8 @@
 //! module so the parts stay independent.
 
 mod bingo;
+mod brain;
+mod matches;
 mod omok;
 
 use anyhow::Result;
@@ -23,6 +25,10 @@ enum Command {
     Omok(omok::Args),
     /// Two-player bingo over TCP (the five-flag protocol).
     Bingo(bingo::Args),
+    /// The Renju engine as a Gomocup (Piskvork) brain on stdin/stdout.
+    Brain(brain::Args),
+    /// Play two engines against each other, without a network.
+    Match(matches::Args),
 }
 
 fn main() -> Result<()> {
@@ -30,5 +36,7 @@ fn main() -> Result<()> {
     match cli.command {
         Command::Omok(args) => omok::run(args),
         Command::Bingo(args) => bingo::run(args),
+        Command::Brain(args) => brain::run(args),
+        Command::Match(args) => matches::run(args),
     }
 }

@@ -1,0 +1,3 @@
+//! The Omok referee protocol of `omok-wire.md`: 3-byte frames and the
+//! referee and player state machines (sans-IO), with the tokio layer that
+//! runs them over TCP.
