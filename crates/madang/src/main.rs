@@ -8,7 +8,8 @@ mod brain;
 mod matches;
 mod omok;
 
-use anyhow::Result;
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
 /// Omok (Renju) and bingo over the network: referee, engine and clients.
@@ -31,12 +32,20 @@ enum Command {
     Match(matches::Args),
 }
 
-fn main() -> Result<()> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let outcome = match cli.command {
         Command::Omok(args) => omok::run(args),
         Command::Bingo(args) => bingo::run(args),
         Command::Brain(args) => brain::run(args),
         Command::Match(args) => matches::run(args),
+    };
+    // Errors are for people: the message and its causes, no backtrace.
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("madang: {e:#}");
+            ExitCode::FAILURE
+        }
     }
 }

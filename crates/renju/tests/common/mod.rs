@@ -107,7 +107,7 @@ impl Plain {
         SHAPES.iter().any(|shape| {
             let n = shape.len() as i32;
             (-(n - 1)..=0).any(|s| {
-                shape.bytes().nth((-s) as usize) == Some(b'B')
+                shape.as_bytes()[(-s) as usize] == b'B'
                     && shape.bytes().enumerate().all(|(k, c)| {
                         let (cx, cy) = (x + (s + k as i32) * d.0, y + (s + k as i32) * d.1);
                         if c == b'B' {
