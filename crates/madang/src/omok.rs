@@ -1,5 +1,6 @@
 //! `madang omok`: Renju rules tools, the referee, bots and the terminal client.
 
+pub(crate) mod bot;
 mod forbidden;
 
 use anyhow::Result;
@@ -16,11 +17,15 @@ pub struct Args {
 enum OmokCommand {
     /// Print black's forbidden points for positions read from standard input.
     Forbidden(forbidden::Args),
+    /// Play on a referee with a program: the built-in engine or a Gomocup
+    /// engine.
+    Bot(bot::Args),
 }
 
 /// Runs `madang omok`.
 pub fn run(args: Args) -> Result<()> {
     match args.command {
         OmokCommand::Forbidden(a) => forbidden::run(a),
+        OmokCommand::Bot(a) => bot::run(a),
     }
 }
