@@ -2,6 +2,7 @@
 
 pub(crate) mod bot;
 mod forbidden;
+mod play;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -20,6 +21,9 @@ enum OmokCommand {
     /// Play on a referee with a program: the built-in engine or a Gomocup
     /// engine.
     Bot(bot::Args),
+    /// Play in the terminal: against a referee with --connect, or against
+    /// the computer.
+    Play(play::Args),
 }
 
 /// Runs `madang omok`.
@@ -27,5 +31,6 @@ pub fn run(args: Args) -> Result<()> {
     match args.command {
         OmokCommand::Forbidden(a) => forbidden::run(a),
         OmokCommand::Bot(a) => bot::run(a),
+        OmokCommand::Play(a) => play::run(a),
     }
 }
