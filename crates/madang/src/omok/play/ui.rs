@@ -433,7 +433,7 @@ mod tests {
             .find_map(|y| line(&buf, y).find("4.9s").map(|x| (x, y)))
             .unwrap();
         let x = line(&buf, y)[..x].chars().count() as u16;
-        assert_eq!(buf[(x, y as u16)].fg, Tint::LightRed);
+        assert_eq!(buf[(x, y)].fg, Tint::LightRed);
 
         let game = Game::from_moves(
             Rule::Renju,
