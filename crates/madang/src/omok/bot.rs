@@ -100,7 +100,7 @@ fn make_player(args: &Args) -> Result<Box<dyn Player>> {
 
 /// The engine's time per move: `think` if given, else the turn time less a
 /// margin of 10 % and at least [`MIN_MARGIN`].
-fn think_time(turn_time: Duration, think: Option<Duration>) -> Duration {
+pub(crate) fn think_time(turn_time: Duration, think: Option<Duration>) -> Duration {
     think.unwrap_or_else(|| turn_time.saturating_sub((turn_time / 10).max(MIN_MARGIN)))
 }
 

@@ -46,20 +46,21 @@ pub struct Args {
 
 /// Runs `madang omok play`.
 pub fn run(args: Args) -> Result<()> {
-    let Some(addr) = args.connect else {
-        bail!(
-            "playing against the computer without --connect is not available in this build; \
-             start a referee with `madang omok serve` and a bot with \
-             `madang omok bot --connect HOST:PORT`, then use `madang omok play --connect HOST:PORT`"
-        );
-    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    let (addr, on_seated): (String, Box<dyn Fn()>) = match args.connect {
+        Some(addr) => (addr, Box::new(|| {})),
+        None => bail!(
+            "playing against the computer without --connect is not available in this build; \
+             start a referee and a bot (`madang omok bot --connect HOST:PORT`), \
+             then run `madang omok play --connect HOST:PORT`"
+        ),
+    };
     let mut app = App::new(addr, args.rule, args.turn_time);
     let mut screen = Screen::enter()?;
-    runtime.block_on(play_games(&mut screen.terminal, &mut app))
+    runtime.block_on(play_games(&mut screen.terminal, &mut app, &on_seated))
 }
 
 /// The terminal in raw mode on the alternate screen with mouse reporting;
@@ -91,10 +92,16 @@ impl Drop for Screen {
     }
 }
 
-/// Plays games until the person quits.
-async fn play_games(terminal: &mut DefaultTerminal, app: &mut App) -> Result<()> {
+/// Plays games until the person quits. `on_seated` runs whenever the
+/// person gets a seat: local mode starts its computer opponent then, so
+/// that the person plays black.
+async fn play_games(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+    on_seated: &dyn Fn(),
+) -> Result<()> {
     let mut events = EventStream::new();
-    while play_game(terminal, app, &mut events).await? == Command::NewGame {
+    while play_game(terminal, app, &mut events, on_seated).await? == Command::NewGame {
         app.reset();
     }
     Ok(())
@@ -106,6 +113,7 @@ async fn play_game(
     terminal: &mut DefaultTerminal,
     app: &mut App,
     events: &mut EventStream,
+    on_seated: &dyn Fn(),
 ) -> Result<Command> {
     // Show "Connecting..." while connecting.
     draw(terminal, app)?;
@@ -123,7 +131,12 @@ async fn play_game(
         let screen = draw(terminal, app)?;
         tokio::select! {
             notice = next_notice(&mut conn) => match notice {
-                Ok(Some(notice)) => app.on_notice(notice, Instant::now().into_std()),
+                Ok(Some(notice)) => {
+                    if let Notice::Seated(_) = notice {
+                        on_seated();
+                    }
+                    app.on_notice(notice, Instant::now().into_std());
+                }
                 // The game is over: the referee closes, so do we.
                 Ok(None) => conn = None,
                 Err(e) => {
