@@ -13,6 +13,8 @@ use renju::{Color, Point, Rule, SIZE};
 
 use super::ui::{Stage, View, point_at};
 
+const NOT_YOUR_TURN: &str = "Not your turn yet.";
+
 /// What the person asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Command {
@@ -100,7 +102,11 @@ impl App {
 
     /// Our chosen point was refused locally.
     pub(crate) fn on_move_error(&mut self, error: MoveError) {
-        self.view.message = sentence(&error.to_string());
+        self.view.message = match error {
+            MoveError::NotOurTurn => NOT_YOUR_TURN.to_owned(),
+            // Starts with the point, which stays in lower case (`h8`).
+            MoveError::Illegal(e) => format!("{e}."),
+        };
     }
 
     /// Counts the clock down to `now`.
@@ -171,7 +177,7 @@ impl App {
             return Some(Command::Play(p));
         }
         self.view.message = match self.view.stage {
-            Stage::Playing => "Not your turn yet.".to_owned(),
+            Stage::Playing => NOT_YOUR_TURN.to_owned(),
             Stage::Over(..) | Stage::Failed(_) => "The game is over.".to_owned(),
             Stage::Connecting | Stage::Waiting => "The game has not started yet.".to_owned(),
         };
@@ -325,7 +331,10 @@ mod tests {
         app.on_notice(Notice::OurTurn(game(&["h8"])), now);
         assert!(app.view.message.is_empty());
         app.on_move_error(MoveError::Illegal(IllegalMove::Occupied(pt("h8"))));
-        assert_eq!(app.view.message, "H8 is occupied.");
+        assert_eq!(app.view.message, "h8 is occupied.");
+        app.on_failure("protocol error: the referee closed the connection".into());
+        assert!(matches!(&app.view.stage, Stage::Failed(m)
+            if m == "Protocol error: the referee closed the connection."));
         assert_eq!(key(&mut app, KeyCode::Char('q')), Some(Command::Quit));
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(

@@ -292,15 +292,15 @@ fn moves_played(view: &View) -> usize {
 /// The result in words, for a person, after `n` moves.
 fn result_text(result: EndResult, reason: EndReason, n: usize) -> String {
     let text = match (result, reason) {
-        (EndResult::Won, EndReason::Five(p)) => format!("You won: five at {p}!"),
-        (EndResult::Lost, EndReason::Five(p)) => format!("You lost: five at {p}."),
-        (EndResult::Won, EndReason::Timeout) => "You won: the opponent ran out of time.".into(),
-        (EndResult::Lost, EndReason::Timeout) => "You lost on time.".into(),
-        (EndResult::Won, _) => "You won: the opponent broke the rules or left.".into(),
-        (EndResult::Lost, _) => "You lost: illegal move or connection error.".into(),
-        (EndResult::Draw, _) => "Draw: no winning move is left.".into(),
+        (EndResult::Won, EndReason::Five(p)) => format!("You won with five at {p}"),
+        (EndResult::Lost, EndReason::Five(p)) => format!("You lost to five at {p}"),
+        (EndResult::Won, EndReason::Timeout) => "You won: the opponent ran out of time".into(),
+        (EndResult::Lost, EndReason::Timeout) => "You lost on time".into(),
+        (EndResult::Won, _) => "You won: the opponent broke the rules or left".into(),
+        (EndResult::Lost, _) => "You lost: illegal move or connection error".into(),
+        (EndResult::Draw, _) => "Draw: no winning move is left".into(),
     };
-    format!("{text} ({n} moves)")
+    format!("{text}, after {n} moves.")
 }
 
 #[cfg(test)]
@@ -448,7 +448,8 @@ mod tests {
         v.clock = None;
         let buf = draw(&v);
         let screen = text(&buf);
-        assert!(screen.contains("You won: five at l8!"), "{screen}");
+        assert!(screen.contains("You won with five at l8,"), "{screen}");
+        assert!(screen.contains("after 9 moves."), "{screen}");
         assert!(screen.contains("n      new game"));
         for p in ["h8", "i8", "j8", "k8", "l8"] {
             assert!(buf[at(p)].modifier.contains(Modifier::REVERSED), "{p}");
