@@ -13,13 +13,14 @@ use std::io;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, EventStream};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
 use crossterm::execute;
-use futures::StreamExt;
+use futures::{Stream, StreamExt};
 use omok::client::{ClientError, Connection};
 use omok::player::Notice;
-use ratatui::DefaultTerminal;
+use ratatui::backend::Backend;
 use ratatui::layout::Rect;
+use ratatui::{DefaultTerminal, Terminal};
 use renju::Rule;
 use tokio::time::{Instant, MissedTickBehavior};
 
@@ -60,7 +61,13 @@ pub fn run(args: Args) -> Result<()> {
     };
     let mut app = App::new(addr, args.rule, args.turn_time);
     let mut screen = Screen::enter()?;
-    runtime.block_on(play_games(&mut screen.terminal, &mut app, &on_seated))
+    let mut events = EventStream::new();
+    runtime.block_on(play_games(
+        &mut screen.terminal,
+        &mut app,
+        &mut events,
+        &on_seated,
+    ))
 }
 
 /// The terminal in raw mode on the alternate screen with mouse reporting;
@@ -95,13 +102,16 @@ impl Drop for Screen {
 /// Plays games until the person quits. `on_seated` runs whenever the
 /// person gets a seat: local mode starts its computer opponent then, so
 /// that the person plays black.
-async fn play_games(
-    terminal: &mut DefaultTerminal,
+async fn play_games<B: Backend>(
+    terminal: &mut Terminal<B>,
     app: &mut App,
+    events: &mut (impl Stream<Item = io::Result<Event>> + Unpin),
     on_seated: &dyn Fn(),
-) -> Result<()> {
-    let mut events = EventStream::new();
-    while play_game(terminal, app, &mut events, on_seated).await? == Command::NewGame {
+) -> Result<()>
+where
+    B::Error: Send + Sync + 'static,
+{
+    while play_game(terminal, app, events, on_seated).await? == Command::NewGame {
         app.reset();
     }
     Ok(())
@@ -109,12 +119,15 @@ async fn play_games(
 
 /// Plays one game on a new connection; returns how the person left it
 /// ([`Command::NewGame`] or [`Command::Quit`]).
-async fn play_game(
-    terminal: &mut DefaultTerminal,
+async fn play_game<B: Backend>(
+    terminal: &mut Terminal<B>,
     app: &mut App,
-    events: &mut EventStream,
+    events: &mut (impl Stream<Item = io::Result<Event>> + Unpin),
     on_seated: &dyn Fn(),
-) -> Result<Command> {
+) -> Result<Command>
+where
+    B::Error: Send + Sync + 'static,
+{
     // Show "Connecting..." while connecting.
     draw(terminal, app)?;
     let addr = app.view.addr.clone();
@@ -169,7 +182,10 @@ async fn play_game(
     }
 }
 
-fn draw(terminal: &mut DefaultTerminal, app: &App) -> Result<Rect> {
+fn draw<B: Backend>(terminal: &mut Terminal<B>, app: &App) -> Result<Rect>
+where
+    B::Error: Send + Sync + 'static,
+{
     let frame = terminal
         .draw(|f| ui::render(f, &app.view))
         .context("drawing the screen")?;
@@ -181,5 +197,179 @@ async fn next_notice(conn: &mut Option<Connection>) -> Result<Option<Notice>, Cl
     match conn {
         Some(conn) => conn.next_notice().await,
         None => std::future::pending().await,
+    }
+}
+
+/// The client as a person uses it: keys and clicks in, an 80x24 screen
+/// out, against a scripted referee over loopback TCP. The test waits for
+/// what the screen shows before pressing the next key, as a person would.
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crossterm::event::{
+        KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+    };
+    use futures::channel::mpsc;
+    use ratatui::backend::{ClearType, TestBackend, WindowSize};
+    use ratatui::buffer::Cell;
+    use ratatui::layout::{Position, Size};
+    use renju::Point;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+    use tokio::sync::watch;
+
+    use super::*;
+
+    /// A `TestBackend` that publishes the screen's text after every frame.
+    struct Observed {
+        inner: TestBackend,
+        screen: watch::Sender<String>,
+    }
+
+    impl Backend for Observed {
+        type Error = <TestBackend as Backend>::Error;
+
+        fn draw<'a, I>(&mut self, content: I) -> Result<(), Self::Error>
+        where
+            I: Iterator<Item = (u16, u16, &'a Cell)>,
+        {
+            self.inner.draw(content)
+        }
+        fn hide_cursor(&mut self) -> Result<(), Self::Error> {
+            self.inner.hide_cursor()
+        }
+        fn show_cursor(&mut self) -> Result<(), Self::Error> {
+            self.inner.show_cursor()
+        }
+        fn get_cursor_position(&mut self) -> Result<Position, Self::Error> {
+            self.inner.get_cursor_position()
+        }
+        fn set_cursor_position<P: Into<Position>>(&mut self, p: P) -> Result<(), Self::Error> {
+            self.inner.set_cursor_position(p)
+        }
+        fn clear(&mut self) -> Result<(), Self::Error> {
+            self.inner.clear()
+        }
+        fn clear_region(&mut self, clear_type: ClearType) -> Result<(), Self::Error> {
+            self.inner.clear_region(clear_type)
+        }
+        fn size(&self) -> Result<Size, Self::Error> {
+            self.inner.size()
+        }
+        fn window_size(&mut self) -> Result<WindowSize, Self::Error> {
+            self.inner.window_size()
+        }
+        fn flush(&mut self) -> Result<(), Self::Error> {
+            let buf = self.inner.buffer();
+            let text = (0..buf.area.height)
+                .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect())
+                .collect::<Vec<String>>()
+                .join("\n");
+            self.screen.send_replace(text);
+            self.inner.flush()
+        }
+    }
+
+    fn pt(s: &str) -> Point {
+        s.parse().unwrap()
+    }
+
+    fn key(c: KeyCode) -> io::Result<Event> {
+        Ok(Event::Key(KeyEvent::new(c, KeyModifiers::NONE)))
+    }
+
+    fn typed(s: &str) -> Vec<io::Result<Event>> {
+        s.chars()
+            .map(|c| key(KeyCode::Char(c)))
+            .chain([key(KeyCode::Enter)])
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_game_by_keys_and_mouse() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        // The referee: we are white; black plays h8, i8, j8; we answer with
+        // a typed point, a mouse click and the arrows; then black leaves.
+        let referee = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut f = [0u8; 3];
+            let mut expect = async |s: &mut tokio::net::TcpStream, want: [u8; 3]| {
+                s.read_exact(&mut f).await.unwrap();
+                assert_eq!(f, want);
+            };
+            expect(&mut s, [0, 0, 0]).await;
+            s.write_all(&[0, 1, 1]).await.unwrap();
+            expect(&mut s, [1, 0, 1]).await;
+            s.write_all(&[2, 1, 0, 2, 0, pt("h8").to_byte()])
+                .await
+                .unwrap();
+            for (ours, black) in [("h9", "i8"), ("a15", "j8"), ("b15", "")] {
+                let p = pt(ours).to_byte();
+                expect(&mut s, [3, 0, p]).await;
+                s.write_all(&[2, 1, p]).await.unwrap();
+                if !black.is_empty() {
+                    s.write_all(&[2, 0, pt(black).to_byte()]).await.unwrap();
+                }
+            }
+            s.write_all(&[4, 1, 0]).await.unwrap();
+            s.shutdown().await.unwrap();
+            let mut rest = Vec::new();
+            s.read_to_end(&mut rest).await.unwrap();
+        });
+
+        let (screen_tx, mut screen) = watch::channel(String::new());
+        let backend = Observed {
+            inner: TestBackend::new(80, 24),
+            screen: screen_tx,
+        };
+        let mut terminal = Terminal::new(backend).unwrap();
+        let mut app = App::new(addr, Rule::Renju, Duration::from_secs(15));
+        let (keys, mut events) = mpsc::unbounded();
+        let person = async move {
+            let mut wait_for = async |text: &str| {
+                let found = tokio::time::timeout(
+                    Duration::from_secs(10),
+                    screen.wait_for(|s| s.contains(text)),
+                )
+                .await
+                .map(|shown| shown.map(|s| s.clone()));
+                let last = screen.borrow().clone();
+                found
+                    .unwrap_or_else(|_| panic!("waiting for {text:?}:\n{last}"))
+                    .unwrap()
+            };
+            let press = |events: Vec<io::Result<Event>>| {
+                for e in events {
+                    keys.unbounded_send(e).unwrap();
+                }
+            };
+            let shown = wait_for("Turn   yours (O)").await;
+            assert!(shown.contains("You    white (O)"));
+            // An occupied point is refused with the reason.
+            press(typed("h8"));
+            wait_for("h8 is occupied.").await;
+            press(typed("h9"));
+            wait_for("Moves  3, last i8 (black)").await;
+            // a15 is the first point of the top row.
+            press(vec![Ok(Event::Mouse(MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column: 4,
+                row: 2,
+                modifiers: KeyModifiers::NONE,
+            }))]);
+            let shown = wait_for("Moves  5, last j8 (black)").await;
+            assert!(shown.contains("15 [O] .  ."), "{shown}");
+            press(vec![key(KeyCode::Right), key(KeyCode::Enter)]);
+            let shown = wait_for("You won: the opponent").await;
+            assert!(shown.contains("n      new game"), "{shown}");
+            press(vec![key(KeyCode::Char('q'))]);
+        };
+        let ui = play_games(&mut terminal, &mut app, &mut events, &|| {});
+        let (result, ()) = tokio::join!(ui, person);
+        result.unwrap();
+        referee.await.unwrap();
+        assert_eq!(app.view.game.moves().len(), 6);
     }
 }
