@@ -389,6 +389,8 @@ impl Session {
             Phase::TheirTurn => Some((!self.seated_color(), None)),
             _ => None,
         };
+        // Worked on a copy, so that a refused End leaves the game as it was.
+        let mut game = self.game.clone();
         let stone = Point::from_byte(data).filter(|&p| match mover {
             Some((_, Some(sent))) => p == sent,
             Some((_, None)) => self.game.check(p).is_ok(),
@@ -397,7 +399,7 @@ impl Session {
         let reason = match result {
             EndResult::Draw => {
                 let p = stone.ok_or(bad.clone())?;
-                match self.game.play(p) {
+                match game.play(p) {
                     Ok(Some(GameResult::Draw)) => EndReason::Draw,
                     _ => return Err(bad),
                 }
@@ -407,15 +409,11 @@ impl Session {
                 let winner = if result == EndResult::Won { me } else { !me };
                 let five = stone.filter(|&p| {
                     mover.map(|(c, _)| c) == Some(winner)
-                        && self.game.board().makes_five(
-                            p,
-                            self.game.side_to_move(),
-                            self.game.rule(),
-                        )
+                        && game.board().makes_five(p, game.side_to_move(), game.rule())
                 });
                 match (five, data) {
                     (Some(p), _) => {
-                        self.game.play(p).map_err(|_| bad.clone())?;
+                        game.play(p).map_err(|_| bad.clone())?;
                         EndReason::Five(p)
                     }
                     (None, END_ERROR) => EndReason::Error,
@@ -424,6 +422,7 @@ impl Session {
                 }
             }
         };
+        self.game = game;
         self.phase = Phase::Over;
         Ok(vec![notify(Notice::GameOver(Outcome {
             color: self.seated_color(),
@@ -433,11 +432,16 @@ impl Session {
         }))])
     }
 
-    /// Places the stone an Update reports for the side to move.
+    /// Places the stone an Update reports for the side to move, unless it
+    /// is illegal or ends the game (then the game is left as it was).
     fn place(&mut self, p: Point) -> Result<(), ProtocolError> {
         let rule = self.game.rule();
-        match self.game.play(p) {
-            Ok(None) => Ok(()),
+        let mut next = self.game.clone();
+        match next.play(p) {
+            Ok(None) => {
+                self.game = next;
+                Ok(())
+            }
             Ok(Some(_)) => Err(ProtocolError::UpdateEndsGame(p)),
             Err(reason) => Err(ProtocolError::IllegalStone {
                 point: p,

@@ -319,6 +319,25 @@ fn nonsense_updates() {
         s.handle_frame([2, 0, byte("e1")]).unwrap_err(),
         ProtocolError::UpdateEndsGame(pt("e1"))
     );
+    assert_eq!(s.game().moves().len(), 8, "the refused stone is not kept");
+}
+
+/// Black's exactly-five wins even where the stone would otherwise be
+/// forbidden: h8 completes d8-h8 and also makes two more fours.
+#[test]
+fn black_five_on_an_otherwise_forbidden_point() {
+    let black = ["d8", "e8", "f8", "h9", "h10", "e5", "f6", "g7", "g8", "h11"];
+    let white = ["a1", "a3", "a5", "a7", "a9", "a11", "c13", "o1", "o3", "o5"];
+    let moves: Vec<&str> = black.iter().zip(white).flat_map(|(b, w)| [*b, w]).collect();
+    let mut s = after(Rule::Renju, Color::White, &moves);
+    let o = outcome(s.handle_frame([4, 0, byte("h8")]).unwrap());
+    assert_eq!(o.reason, EndReason::Five(pt("h8")));
+    assert_eq!(o.game.moves().len(), 21);
+    // Without d8 the same stone would be a forbidden double-four.
+    let mut board = o.game.board().clone();
+    board.remove(pt("h8"));
+    board.remove(pt("d8"));
+    assert!(board.is_forbidden(pt("h8"), Rule::Renju));
 }
 
 #[test]
@@ -463,12 +482,14 @@ fn nonsense_ends() {
     ];
     for (mut s, frame) in cases {
         let phase = s.phase();
+        let before = s.game().moves().to_vec();
         assert_eq!(
             s.handle_frame(frame).unwrap_err(),
             ProtocolError::BadEnd { frame, phase },
             "{frame:?} {phase}"
         );
         assert_eq!(s.phase(), Phase::Failed);
+        assert_eq!(s.game().moves(), before, "a refused End changes nothing");
     }
 }
 
