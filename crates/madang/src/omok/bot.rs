@@ -37,11 +37,12 @@ pub struct Args {
     /// The referee's time per move (the protocol does not carry it).
     #[arg(long, default_value = "15s", value_parser = parse_duration, value_name = "DUR")]
     turn_time: Duration,
-    /// Thinking time per move [default: the turn time less 10 %, and less at
-    /// least 300 ms].
+    /// Thinking time per move [default: the turn time less a margin of
+    /// 10 %, at least 300 ms].
     #[arg(long, value_parser = parse_duration, value_name = "DUR")]
     think_time: Option<Duration>,
-    /// The referee's rule (the protocol does not carry it).
+    /// The referee's rule: renju, renju-simplified, freestyle or standard
+    /// (the protocol does not carry it).
     #[arg(long, default_value = "renju")]
     rule: Rule,
     /// Play with an external Gomocup engine instead of the built-in one,

@@ -37,7 +37,8 @@ pub struct Args {
     /// start in this process.
     #[arg(long, value_name = "HOST:PORT")]
     connect: Option<String>,
-    /// The referee's rule (the protocol does not carry it).
+    /// The referee's rule: renju, renju-simplified, freestyle or standard
+    /// (the protocol does not carry it).
     #[arg(long, default_value = "renju")]
     rule: Rule,
     /// The referee's time per move, for the clock on screen.
