@@ -2,6 +2,7 @@
 //! referee written here, which plays the referee's part of `omok-wire.md`
 //! and sends its frames split byte by byte or several in one write.
 
+use futures::FutureExt;
 use omok::client::{ClientError, Connection};
 use omok::frame::EndResult;
 use omok::player::{EndReason, MoveError, Notice, Phase, ProtocolError};
@@ -235,5 +236,57 @@ async fn referee_vanishing_mid_game_is_an_error() {
         ),
         "{err}"
     );
+    task.await.unwrap();
+}
+
+/// `next_notice` abandoned at every await point (as `select!` does when a
+/// key press wins the race) loses no byte: the next call carries on.
+#[tokio::test]
+async fn next_notice_is_cancel_safe() {
+    let (addr, task) = referee(|mut r| async move {
+        r.expect([0, 0, 0]).await;
+        r.send_split(&[[0, 1, 1]]).await;
+        r.expect([1, 0, 1]).await;
+        r.send_split(&[[2, 1, 0], [2, 0, pt("h8").to_byte()]]).await;
+        r.expect([3, 0, pt("h9").to_byte()]).await;
+        r.end([4, 1, 0]).await;
+    })
+    .await;
+    let mut conn = Connection::connect(addr.as_str(), Rule::Renju)
+        .await
+        .unwrap();
+    let mut notices = Vec::new();
+    let mut cancelled = 0;
+    loop {
+        // Poll once; if it is not ready, drop the future mid-flight.
+        match conn.next_notice().now_or_never() {
+            None => {
+                cancelled += 1;
+                tokio::task::yield_now().await;
+            }
+            Some(Ok(Some(notice))) => {
+                if let Notice::OurTurn(_) = notice {
+                    conn.play(pt("h9")).await.unwrap();
+                }
+                notices.push(notice);
+            }
+            Some(Ok(None)) => break,
+            Some(Err(e)) => panic!("{e}"),
+        }
+    }
+    assert!(cancelled > 0);
+    assert!(
+        matches!(
+            &notices[..],
+            [
+                Notice::Seated(Color::White),
+                Notice::TheirTurn(_),
+                Notice::OurTurn(_),
+                Notice::GameOver(_),
+            ]
+        ),
+        "{notices:?}"
+    );
+    drop(conn);
     task.await.unwrap();
 }
