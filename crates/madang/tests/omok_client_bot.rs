@@ -10,9 +10,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::process::Command;
 
+/// A bot process. The short think time keeps games fast whatever engine
+/// is built in; the relay referee below keeps no clock.
 fn bot(addr: &str, rule: Rule, games: u64) -> tokio::process::Child {
     Command::new(env!("CARGO_BIN_EXE_madang"))
-        .args(["omok", "bot", "--connect", addr, "--turn-time", "2s"])
+        .args(["omok", "bot", "--connect", addr, "--think-time", "20ms"])
         .args(["--rule", rule.name(), "--games", &games.to_string()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
