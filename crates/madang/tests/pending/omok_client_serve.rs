@@ -77,9 +77,7 @@ async fn serve_and_two_bots(rule: Rule) {
         );
         results.push(lines[..GAMES].iter().map(|l| parse(l)).collect::<Vec<_>>());
     }
-    for g in 0..GAMES {
-        let (ca, ra) = &results[0][g];
-        let (cb, rb) = &results[1][g];
+    for (g, ((ca, ra), (cb, rb))) in results[0].iter().zip(&results[1]).enumerate() {
         assert_ne!(ca, cb, "{rule} game {}: one black, one white", g + 1);
         let mirrored = ra.replace("won by", "lost to") == *rb
             || rb.replace("won by", "lost to") == *ra

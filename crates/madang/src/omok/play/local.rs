@@ -51,7 +51,11 @@ impl Local {
         });
 
         let seated = Arc::new(Notify::new());
-        let bot = Bot::new(Box::new(Engine::new(rule)), rule, think_time(turn_time, None));
+        let bot = Bot::new(
+            Box::new(Engine::new(rule)),
+            rule,
+            think_time(turn_time, None),
+        );
         let signal = Arc::clone(&seated);
         tokio::spawn(async move {
             let addr = addr.to_string();
