@@ -2,5 +2,7 @@
 //! referee and player state machines (sans-IO), with the tokio layer that
 //! runs them over TCP.
 
+pub mod client;
 pub mod codec;
 pub mod frame;
+pub mod player;

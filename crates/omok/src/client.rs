@@ -1,0 +1,161 @@
+//! The player's side over TCP: a thin tokio layer around
+//! [`Session`](crate::player::Session).
+//!
+//! A [`Connection`] sends Connect as soon as it is made and Ready once
+//! seated, and hands the application the session's [`Notice`]s one at a time
+//! through [`Connection::next_notice`]; the application answers
+//! [`Notice::OurTurn`] with [`Connection::play`]. Bots and the terminal
+//! client both use it; one connection plays one game.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), omok::client::ClientError> {
+//! use omok::client::Connection;
+//! use omok::player::Notice;
+//!
+//! let mut conn = Connection::connect("127.0.0.1:9000", renju::Rule::Renju).await?;
+//! while let Some(notice) = conn.next_notice().await? {
+//!     match notice {
+//!         Notice::OurTurn(game) => conn.play(game.legal_moves()[0]).await?,
+//!         Notice::GameOver(outcome) => println!("{outcome}"),
+//!         _ => {}
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+use std::collections::VecDeque;
+use std::io;
+
+use futures::{SinkExt, StreamExt};
+use renju::{Point, Rule};
+use thiserror::Error;
+use tokio::net::{TcpStream, ToSocketAddrs};
+use tokio_util::codec::Framed;
+use tracing::{Span, debug, info_span};
+
+use crate::codec::FrameCodec;
+use crate::frame::PlayerMsg;
+use crate::player::{Action, MoveError, Notice, Phase, ProtocolError, Session};
+
+/// Why a connection failed.
+#[derive(Debug, Error)]
+pub enum ClientError {
+    /// Reading or writing the socket failed.
+    #[error("network error: {0}")]
+    Io(#[from] io::Error),
+    /// The referee broke the protocol or closed the connection early.
+    #[error("protocol error: {0}")]
+    Protocol(#[from] ProtocolError),
+    /// The point cannot be played now (nothing was sent).
+    #[error(transparent)]
+    Move(#[from] MoveError),
+}
+
+/// One connection to a referee, for one game.
+#[derive(Debug)]
+pub struct Connection {
+    framed: Framed<TcpStream, FrameCodec>,
+    session: Session,
+    /// Frames the session asked for that are not yet handed to the socket.
+    outbox: VecDeque<PlayerMsg>,
+    /// Notices produced but not yet returned.
+    notices: VecDeque<Notice>,
+    span: Span,
+}
+
+impl Connection {
+    /// Connects to the referee at `addr` to play a game under `rule`.
+    pub async fn connect(addr: impl ToSocketAddrs, rule: Rule) -> Result<Connection, ClientError> {
+        let stream = TcpStream::connect(addr).await?;
+        Ok(Connection::new(stream, rule))
+    }
+
+    /// Plays over an already connected socket.
+    pub fn new(stream: TcpStream, rule: Rule) -> Connection {
+        // Frames are tiny and every one matters to the clock.
+        let _ = stream.set_nodelay(true);
+        let span = match stream.peer_addr() {
+            Ok(peer) => info_span!("omok_player", %peer, %rule),
+            Err(_) => info_span!("omok_player", %rule),
+        };
+        let mut conn = Connection {
+            framed: Framed::new(stream, FrameCodec),
+            session: Session::new(rule),
+            outbox: VecDeque::new(),
+            notices: VecDeque::new(),
+            span,
+        };
+        let actions = conn.session.open();
+        conn.queue(actions);
+        conn
+    }
+
+    /// The session's state: colour, phase and the game so far.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The next thing the referee tells us; `None` once the game is over
+    /// (after [`Notice::GameOver`] or [`Notice::Refused`]).
+    ///
+    /// Cancel-safe: it can be raced against user input in `select!`, and a
+    /// frame half-sent or half-read is picked up by the next call.
+    pub async fn next_notice(&mut self) -> Result<Option<Notice>, ClientError> {
+        loop {
+            self.flush_outbox().await?;
+            if let Some(notice) = self.notices.pop_front() {
+                return Ok(Some(notice));
+            }
+            if matches!(
+                self.session.phase(),
+                Phase::Over | Phase::Refused | Phase::Failed
+            ) {
+                return Ok(None);
+            }
+            match self.framed.next().await {
+                Some(Ok(frame)) => {
+                    let _guard = self.span.enter();
+                    debug!(?frame, "received");
+                    let actions = self.session.handle_frame(frame)?;
+                    drop(_guard);
+                    self.queue(actions);
+                }
+                Some(Err(e)) => return Err(e.into()),
+                None => {
+                    self.session.closed()?;
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// Plays `p` on our turn. An illegal point or a move out of turn is
+    /// refused locally with [`ClientError::Move`] and nothing is sent.
+    pub async fn play(&mut self, p: Point) -> Result<(), ClientError> {
+        let actions = self.session.play(p)?;
+        self.span.in_scope(|| debug!(%p, "playing"));
+        self.queue(actions);
+        self.flush_outbox().await
+    }
+
+    fn queue(&mut self, actions: Vec<Action>) {
+        for action in actions {
+            match action {
+                Action::Send(msg) => self.outbox.push_back(msg),
+                Action::Notify(notice) => self.notices.push_back(notice),
+            }
+        }
+    }
+
+    /// Hands queued frames to the codec, then flushes. A frame leaves the
+    /// outbox only once the codec holds it, so cancelling loses nothing.
+    async fn flush_outbox(&mut self) -> Result<(), ClientError> {
+        while let Some(&msg) = self.outbox.front() {
+            self.framed.feed(msg.encode()).await?;
+            self.outbox.pop_front();
+        }
+        self.framed.flush().await?;
+        Ok(())
+    }
+}
