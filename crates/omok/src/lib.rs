@@ -11,4 +11,6 @@
 pub mod codec;
 pub mod duration;
 pub mod frame;
+pub mod records;
 pub mod referee;
+pub mod server;

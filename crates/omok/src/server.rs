@@ -1,0 +1,511 @@
+//! The referee over TCP: any number of tables behind one port.
+//!
+//! Tasks and who owns what:
+//! - the accept loop ([`Referee::run`]) spawns one *admission* task per
+//!   connection, which waits for its Connect and asks the [`Lobby`] for the
+//!   first free seat in table order (or replies `[0, 2, 2]` and closes);
+//! - one task per table owns its [`Table`] state machine and the two seated
+//!   connections: it reads both, feeds the machine with the time each frame
+//!   was read whole, sleeps until the machine's next deadline, and writes
+//!   the frames the machine asks for. Reading and writing in the table's own
+//!   task keeps a Put-to-Update round trip as short as a plain echo;
+//! - a connection leaving a seat is handed to a *linger* task, which shuts
+//!   down the sending side and waits up to [`LINGER`] for the player to
+//!   close, so that a final End is never lost to a reset.
+//!
+//! A table never waits on a player that does not read: frames are written
+//! with a non-blocking write, and only when the socket's send buffer is
+//! full (the player has ignored a whole buffer of frames) does the table
+//! wait, at most [`WRITE_TIMEOUT`], before dropping that player. Tables share
+//! nothing but the lobby's seat list, so a slow, silent or hostile client
+//! only ever affects its own table.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use futures::StreamExt;
+use renju::{Color, Rule};
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio::time::{Instant, sleep_until, timeout};
+use tokio_util::codec::FramedRead;
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use crate::codec::FrameCodec;
+use crate::frame::{FRAME_LEN, PlayerMsg, RefereeMsg};
+use crate::records::{GameRecord, Recorder};
+use crate::referee::{Action, GameSummary, Seat, Table, TableConfig};
+
+/// How long a closing connection is kept open for the player to close first.
+pub const LINGER: Duration = Duration::from_secs(2);
+
+/// How long a table waits on a player whose send buffer is full before
+/// dropping it.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Settings of [`Referee`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefereeConfig {
+    /// The rule every table plays.
+    pub rule: Rule,
+    /// Time allowed for each move.
+    pub turn_time: Duration,
+    /// Number of tables playing at once (at least 1).
+    pub tables: usize,
+    /// Stop after this many games have ended (all tables together).
+    pub games: Option<u64>,
+    /// How long a connection may go without Connect, or a seated player
+    /// without being ready, before it is dropped.
+    pub idle_timeout: Duration,
+    /// Where finished games are recorded (`games.jsonl` and `<id>.sgf`).
+    pub record_dir: Option<PathBuf>,
+}
+
+impl Default for RefereeConfig {
+    fn default() -> RefereeConfig {
+        let table = TableConfig::default();
+        RefereeConfig {
+            rule: table.rule,
+            turn_time: table.turn_time,
+            tables: 1,
+            games: None,
+            idle_timeout: table.idle_timeout,
+            record_dir: None,
+        }
+    }
+}
+
+/// A referee bound to a port, not yet serving.
+#[derive(Debug)]
+pub struct Referee {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    config: RefereeConfig,
+}
+
+/// A connection read frame by frame.
+type Conn = FramedRead<TcpStream, FrameCodec>;
+
+/// A seated connection handed to its table.
+struct Join {
+    seat: Seat,
+    conn: Conn,
+    peer: SocketAddr,
+}
+
+/// A game that ended, on its way to the records.
+struct Finished {
+    table: usize,
+    summary: GameSummary,
+    players: [SocketAddr; 2],
+    started: SystemTime,
+}
+
+/// The free seats of all tables; the first in (table, seat) order goes to
+/// the next player.
+struct Lobby {
+    free: Mutex<BTreeSet<(usize, Seat)>>,
+}
+
+impl Lobby {
+    fn new(tables: usize) -> Lobby {
+        let free = (0..tables)
+            .flat_map(|t| Color::ALL.map(|seat| (t, seat)))
+            .collect();
+        Lobby {
+            free: Mutex::new(free),
+        }
+    }
+
+    fn take(&self) -> Option<(usize, Seat)> {
+        self.lock().pop_first()
+    }
+
+    fn release(&self, table: usize, seat: Seat) {
+        self.lock().insert((table, seat));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<(usize, Seat)>> {
+        // The set is valid after any panic, so a poisoned lock is harmless.
+        self.free.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// What the tasks of one running referee share.
+struct Shared {
+    lobby: Arc<Lobby>,
+    tables: Vec<mpsc::Sender<Join>>,
+    idle_timeout: Duration,
+}
+
+impl Referee {
+    /// Binds the listening socket. Fails on a bind error, or with
+    /// `InvalidInput` when `config.tables` is 0.
+    pub async fn bind(addr: SocketAddr, config: RefereeConfig) -> io::Result<Referee> {
+        if config.tables == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a referee needs at least one table",
+            ));
+        }
+        let listener = TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        Ok(Referee {
+            listener,
+            local_addr,
+            config,
+        })
+    }
+
+    /// The address players connect to (with the real port when bound to
+    /// port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Serves players until `config.games` games have ended (forever when
+    /// unset), then lets the last connections close and returns. Fails only
+    /// if the record directory cannot be opened.
+    pub async fn run(self) -> io::Result<()> {
+        let Referee {
+            listener, config, ..
+        } = self;
+        let recorder = config
+            .record_dir
+            .as_deref()
+            .map(Recorder::open)
+            .transpose()?
+            .map(|r| Arc::new(Mutex::new(r)));
+        let table_config = TableConfig {
+            rule: config.rule,
+            turn_time: config.turn_time,
+            idle_timeout: config.idle_timeout,
+        };
+        let (finished_tx, mut finished_rx) = mpsc::unbounded_channel();
+        let (linger_tx, mut linger_rx) = mpsc::unbounded_channel();
+        let lobby = Arc::new(Lobby::new(config.tables));
+        let mut table_tasks = JoinSet::new();
+        let mut senders = Vec::with_capacity(config.tables);
+        for index in 0..config.tables {
+            let (tx, rx) = mpsc::channel(4);
+            senders.push(tx);
+            let task = TableTask {
+                index,
+                table: Table::new(table_config),
+                players: [None, None],
+                joins: rx,
+                lobby: lobby.clone(),
+                finished: finished_tx.clone(),
+                lingers: linger_tx.clone(),
+                started: None,
+            };
+            table_tasks.spawn(task.run());
+        }
+        let shared = Arc::new(Shared {
+            lobby,
+            tables: senders,
+            idle_timeout: config.idle_timeout,
+        });
+        let mut admissions = JoinSet::new();
+        let mut lingers = JoinSet::new();
+        let mut played = 0u64;
+        while config.games.is_none_or(|n| played < n) {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, peer)) => {
+                        let span = info_span!("conn", %peer);
+                        admissions.spawn(admit(stream, peer, shared.clone(), linger_tx.clone()).instrument(span));
+                    }
+                    Err(e) => {
+                        // Out of descriptors and the like: back off rather
+                        // than spin; the backlog holds the callers meanwhile.
+                        warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+                Some(conn) = linger_rx.recv() => {
+                    lingers.spawn(linger(conn));
+                }
+                Some(finished) = finished_rx.recv() => {
+                    played += 1;
+                    if let Some(recorder) = &recorder {
+                        record(recorder.clone(), finished).await;
+                    }
+                }
+                Some(_) = admissions.join_next(), if !admissions.is_empty() => {}
+                Some(_) = lingers.join_next(), if !lingers.is_empty() => {}
+            }
+        }
+        drop(listener);
+        admissions.shutdown().await;
+        table_tasks.shutdown().await;
+        while let Ok(conn) = linger_rx.try_recv() {
+            lingers.spawn(linger(conn));
+        }
+        while lingers.join_next().await.is_some() {}
+        Ok(())
+    }
+}
+
+/// Writes a finished game's records off the async threads; a failure is
+/// logged, since the games themselves are unaffected.
+async fn record(recorder: Arc<Mutex<Recorder>>, finished: Finished) {
+    let record = GameRecord::new(
+        format!("{}-{}", unix_millis(finished.started), finished.table),
+        &finished.summary,
+        finished.players.map(|a| a.to_string()),
+        finished.started,
+    );
+    let written = tokio::task::spawn_blocking(move || {
+        recorder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .append(&record)
+    })
+    .await;
+    match written {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => warn!(error = %e, "could not record a game"),
+        Err(e) => warn!(error = %e, "recording task failed"),
+    }
+}
+
+fn unix_millis(t: SystemTime) -> u128 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis()
+}
+
+/// Waits for a new connection's Connect and seats it, or refuses it.
+async fn admit(
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    lingers: mpsc::UnboundedSender<Conn>,
+) {
+    // Frames are tiny and answered one by one: never hold them back.
+    if let Err(e) = stream.set_nodelay(true) {
+        debug!(error = %e, "set_nodelay failed");
+    }
+    let mut conn = FramedRead::new(stream, FrameCodec);
+    match timeout(shared.idle_timeout, conn.next()).await {
+        Ok(Some(Ok(frame))) if PlayerMsg::decode(frame) == Ok(PlayerMsg::Connect) => {}
+        Ok(Some(Ok(frame))) => return debug!(?frame, "closed: first frame not Connect"),
+        Ok(_) => return debug!("closed before Connect"),
+        Err(_) => return debug!("closed: no Connect in time"),
+    }
+    let Some((table, seat)) = shared.lobby.take() else {
+        debug!("refused: every seat taken");
+        let refusal = RefereeMsg::Connect {
+            seat: 2,
+            accepted: false,
+        };
+        if write_frame(conn.get_mut(), refusal.encode()).await {
+            let _ = lingers.send(conn);
+        }
+        return;
+    };
+    debug!(table, %seat, "seated");
+    if shared.tables[table]
+        .send(Join { seat, conn, peer })
+        .await
+        .is_err()
+    {
+        // The table is gone: the referee is shutting down.
+        shared.lobby.release(table, seat);
+    }
+}
+
+/// Shuts down the sending side, then waits for the player to close (or
+/// [`LINGER`] to pass), discarding whatever it still sends.
+async fn linger(mut conn: Conn) {
+    if conn.get_mut().shutdown().await.is_err() {
+        return;
+    }
+    let _ = timeout(LINGER, async {
+        while let Some(Ok(_)) = conn.next().await {}
+    })
+    .await;
+}
+
+/// Writes one frame without waiting when the send buffer has room (always,
+/// for a player that reads), else for at most [`WRITE_TIMEOUT`]. Returns
+/// whether the frame went out whole.
+async fn write_frame(stream: &mut TcpStream, frame: [u8; FRAME_LEN]) -> bool {
+    let sent = match stream.try_write(&frame) {
+        Ok(n) => n,
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => 0,
+        Err(_) => return false,
+    };
+    if sent == FRAME_LEN {
+        return true;
+    }
+    matches!(
+        timeout(WRITE_TIMEOUT, stream.write_all(&frame[sent..])).await,
+        Ok(Ok(()))
+    )
+}
+
+/// A seated player's connection.
+struct Player {
+    conn: Conn,
+    peer: SocketAddr,
+    /// Whether reading may go on (false after end of stream or an error).
+    open: bool,
+}
+
+/// One table: its state machine and the connections in its seats.
+struct TableTask {
+    index: usize,
+    table: Table,
+    players: [Option<Player>; 2],
+    joins: mpsc::Receiver<Join>,
+    lobby: Arc<Lobby>,
+    finished: mpsc::UnboundedSender<Finished>,
+    lingers: mpsc::UnboundedSender<Conn>,
+    /// The players and wall-clock start of the game in progress.
+    started: Option<([SocketAddr; 2], SystemTime)>,
+}
+
+/// What woke a table up.
+enum Wake {
+    Join(Join),
+    Read(Seat, Option<io::Result<[u8; FRAME_LEN]>>),
+    Deadline,
+}
+
+impl TableTask {
+    async fn run(mut self) {
+        loop {
+            let wake = self.wait().await;
+            let now = Instant::now().into_std();
+            match wake {
+                None => return,
+                Some(Wake::Join(join)) => {
+                    let Join { seat, conn, peer } = join;
+                    self.players[seat.index()] = Some(Player {
+                        conn,
+                        peer,
+                        open: true,
+                    });
+                    if self.table.seat(seat, now).is_err() {
+                        // The lobby and the table disagree: impossible by
+                        // construction, and harmless to refuse.
+                        warn!(table = self.index, %seat, "seat already taken");
+                        self.players[seat.index()] = None;
+                    }
+                }
+                Some(Wake::Read(seat, Some(Ok(frame)))) => self.table.frame(seat, frame, now),
+                Some(Wake::Read(seat, _)) => {
+                    if let Some(p) = &mut self.players[seat.index()] {
+                        p.open = false;
+                    }
+                    self.table.gone(seat, now);
+                }
+                Some(Wake::Deadline) => self.table.timer(now),
+            }
+            self.apply().await;
+        }
+    }
+
+    /// Waits for the next event; `None` when the referee is shutting down.
+    async fn wait(&mut self) -> Option<Wake> {
+        let deadline = self.table.next_deadline();
+        let [black, white] = &mut self.players;
+        tokio::select! {
+            join = self.joins.recv() => join.map(Wake::Join),
+            read = next_frame(black) => Some(Wake::Read(Color::Black, read)),
+            read = next_frame(white) => Some(Wake::Read(Color::White, read)),
+            () = sleep_until(deadline.map_or_else(Instant::now, Instant::from_std)), if deadline.is_some() => {
+                Some(Wake::Deadline)
+            }
+        }
+    }
+
+    /// Carries out the machine's actions; a player that cannot be written
+    /// to is gone, which may queue more actions.
+    async fn apply(&mut self) {
+        while let Some(action) = self.table.poll_action() {
+            match action {
+                Action::Send(seat, msg) => {
+                    let Some(player) = &mut self.players[seat.index()] else {
+                        continue;
+                    };
+                    if !write_frame(player.conn.get_mut(), msg.encode()).await {
+                        debug!(table = self.index, peer = %player.peer, "write failed");
+                        player.open = false;
+                        self.table.gone(seat, Instant::now().into_std());
+                    }
+                }
+                Action::Close(seat) => {
+                    if let Some(player) = self.players[seat.index()].take() {
+                        let _ = self.lingers.send(player.conn);
+                    }
+                    self.lobby.release(self.index, seat);
+                }
+                Action::Started => self.game_started(),
+                Action::Ended(summary) => self.game_ended(summary),
+            }
+        }
+    }
+
+    fn game_started(&mut self) {
+        let peer = |s: Seat| {
+            self.players[s.index()]
+                .as_ref()
+                .map(|p| p.peer)
+                .expect("a game starts with both seats taken")
+        };
+        let players = [peer(Color::Black), peer(Color::White)];
+        info!(
+            table = self.index,
+            black = %players[0],
+            white = %players[1],
+            rule = self.table.config().rule.name(),
+            "game started"
+        );
+        self.started = Some((players, SystemTime::now()));
+    }
+
+    fn game_ended(&mut self, summary: GameSummary) {
+        let Some((players, started)) = self.started.take() else {
+            return;
+        };
+        let result = match summary.winner {
+            Some(Color::Black) => "black won",
+            Some(Color::White) => "white won",
+            None => "draw",
+        };
+        info!(
+            table = self.index,
+            black = %players[0],
+            white = %players[1],
+            rule = summary.rule.name(),
+            result,
+            reason = %summary.reason,
+            moves = summary.moves.len(),
+            "game ended"
+        );
+        let _ = self.finished.send(Finished {
+            table: self.index,
+            summary,
+            players,
+            started,
+        });
+    }
+}
+
+/// The next frame of a seated player that may still be read; pending
+/// forever for an empty seat, so that `select!` just ignores it.
+async fn next_frame(player: &mut Option<Player>) -> Option<io::Result<[u8; FRAME_LEN]>> {
+    match player {
+        Some(p) if p.open => p.conn.next().await,
+        _ => std::future::pending().await,
+    }
+}
