@@ -30,7 +30,7 @@ use std::time::{Duration, SystemTime};
 use futures::StreamExt;
 use renju::{Color, Rule};
 use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep_until, timeout};
@@ -48,6 +48,10 @@ pub const LINGER: Duration = Duration::from_secs(2);
 /// How long a table waits on a player whose send buffer is full before
 /// dropping it.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Pending connections the kernel may queue before the accept loop takes
+/// them.
+const BACKLOG: u32 = 4096;
 
 /// Settings of [`Referee`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,7 +158,15 @@ impl Referee {
                 "a referee needs at least one table",
             ));
         }
-        let listener = TcpListener::bind(addr).await?;
+        let socket = if addr.is_ipv4() {
+            TcpSocket::new_v4()?
+        } else {
+            TcpSocket::new_v6()?
+        };
+        socket.set_reuseaddr(true)?;
+        socket.bind(addr)?;
+        // A deep backlog absorbs a crowd arriving at once.
+        let listener = socket.listen(BACKLOG)?;
         let local_addr = listener.local_addr()?;
         Ok(Referee {
             listener,
