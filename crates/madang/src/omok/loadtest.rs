@@ -185,8 +185,9 @@ async fn load(args: &Args) -> Result<()> {
         total_games as f64 / elapsed.as_secs_f64()
     );
     println!(
-        "  player outcomes: {} finished, {} by five, {} on time, {} other, {} refused or failed",
-        stats.finished, stats.fives, stats.timeouts, stats.other, stats.errors
+        "  player outcomes: {} finished ({} by five, {} on time, {} other), \
+         {} refused or cut off when the referee stopped, {} connection errors",
+        stats.finished, stats.fives, stats.timeouts, stats.other, stats.unfinished, stats.errors
     );
     println!(
         "  clock: {} stalls caught, {} missed (staller not timed out), {} false (mover timed out)",
@@ -232,6 +233,8 @@ struct LoadStats {
     timeouts: u64,
     other: u64,
     errors: u64,
+    /// Refused, or cut off without an End (the referee stopping).
+    unfinished: u64,
     stalls_caught: u64,
     stalls_missed: u64,
     false_timeouts: u64,
@@ -253,7 +256,7 @@ impl LoadStats {
         };
         self.rtts.extend(&played.rtts);
         let Some(RefereeMsg::End { result, data }) = played.end else {
-            self.errors += 1;
+            self.unfinished += 1;
             return;
         };
         self.finished += 1;
