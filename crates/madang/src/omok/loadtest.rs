@@ -30,9 +30,9 @@ pub struct Args {
     /// Tables playing at once in the load phase (two players each).
     #[arg(long, default_value_t = 1000)]
     tables: usize,
-    /// Games per table in the load phase.
-    #[arg(long, default_value_t = 5)]
-    games: u64,
+    /// How long the load phase runs.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    duration: Duration,
     /// The referee's time per move in the load phase.
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     turn_time: Duration,
@@ -50,8 +50,8 @@ const SCRIPT: [&str; 9] = ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"]
 
 /// Runs `madang omok loadtest`.
 pub fn run(args: Args) -> Result<()> {
-    if args.tables == 0 || args.games == 0 || args.stall_every == 0 {
-        bail!("--tables, --games and --stall-every must be at least 1");
+    if args.tables == 0 || args.stall_every == 0 {
+        bail!("--tables and --stall-every must be at least 1");
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
@@ -121,20 +121,18 @@ async fn round_trips(samples: usize) -> Result<()> {
 /// Phase 2: many tables at once.
 async fn load(args: &Args) -> Result<()> {
     let rss_before = rss_kib();
-    let total_games = args.tables as u64 * args.games;
     let referee = Referee::bind(
         localhost(),
         RefereeConfig {
             turn_time: args.turn_time,
             tables: args.tables,
-            games: Some(total_games),
             ..RefereeConfig::default()
         },
     )
     .await?;
     let addr = referee.local_addr();
     let start = Instant::now();
-    let mut referee = tokio::spawn(referee.run());
+    let referee = tokio::spawn(referee.run());
     // Give the referee a moment to spawn its tables before measuring their
     // idle cost (a measurement pause, not a synchronisation).
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -161,32 +159,31 @@ async fn load(args: &Args) -> Result<()> {
     }
     let mut rss_peak = rss_kib();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
-    loop {
-        tokio::select! {
-            done = &mut referee => { done??; break; }
-            _ = tick.tick() => rss_peak = rss_peak.max(rss_kib()),
-        }
+    while start.elapsed() < args.duration {
+        tick.tick().await;
+        rss_peak = rss_peak.max(rss_kib());
     }
     let elapsed = start.elapsed();
-    // Players still running now only see the referee go away.
+    // Games still in progress are cut off and not counted.
     stats.lock().unwrap_or_else(PoisonError::into_inner).closed = true;
     players.shutdown().await;
+    referee.abort();
     let mut stats = Arc::try_unwrap(stats)
         .map_err(|_| anyhow::anyhow!("players still running"))?
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner);
     println!(
-        "load: {} tables, {} players, turn time {:?}, {} games in {:.2} s ({:.0} games/s)",
+        "load: {} tables, {} players, turn time {:?}, {} games ended in {:.2} s ({:.0} games/s)",
         args.tables,
         2 * args.tables,
         args.turn_time,
-        total_games,
+        stats.finished / 2,
         elapsed.as_secs_f64(),
-        total_games as f64 / elapsed.as_secs_f64()
+        (stats.finished / 2) as f64 / elapsed.as_secs_f64()
     );
     println!(
         "  player outcomes: {} finished ({} by five, {} on time, {} other), \
-         {} refused or cut off when the referee stopped, {} connection errors",
+         {} refused or cut off at the end, {} connection errors",
         stats.finished, stats.fives, stats.timeouts, stats.other, stats.unfinished, stats.errors
     );
     println!(
@@ -241,7 +238,7 @@ struct LoadStats {
     lateness: Vec<Duration>,
     rtts: Vec<Duration>,
     turn_time: Duration,
-    /// Set once the referee has stopped: later outcomes are not counted.
+    /// Set once the measurement is over: later outcomes are not counted.
     closed: bool,
 }
 
