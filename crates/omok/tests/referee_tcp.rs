@@ -424,6 +424,8 @@ async fn records_of_finished_games() {
     play(&mut black, &mut white, FIVE).await;
     black.send(&[3, 0, p("l8")]).await;
     black.expect([4, 1, p("l8")]).await;
+    // Closing promptly spares the referee its linger before returning.
+    drop((black, white));
     let (mut black, mut white) = game(addr).await;
     play(&mut black, &mut white, "h8").await;
     white.expect([4, 0, 1]).await;
