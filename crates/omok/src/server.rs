@@ -24,6 +24,7 @@ use std::collections::BTreeSet;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
@@ -33,7 +34,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
-use tokio::time::{Instant, sleep_until, timeout};
+use tokio::time::{Instant, Sleep, sleep_until, timeout};
 use tokio_util::codec::FramedRead;
 use tracing::{Instrument, debug, info, info_span, warn};
 
@@ -188,12 +189,11 @@ impl Referee {
         let Referee {
             listener, config, ..
         } = self;
-        let recorder = config
+        let records = config
             .record_dir
             .as_deref()
-            .map(Recorder::open)
-            .transpose()?
-            .map(|r| Arc::new(Mutex::new(r)));
+            .map(RecordWriter::start)
+            .transpose()?;
         let table_config = TableConfig {
             rule: config.rule,
             turn_time: config.turn_time,
@@ -210,6 +210,8 @@ impl Referee {
             let task = TableTask {
                 index,
                 table: Table::new(table_config),
+                sleep: Box::pin(sleep_until(Instant::now())),
+                armed: None,
                 players: [None, None],
                 joins: rx,
                 lobby: lobby.clone(),
@@ -217,7 +219,7 @@ impl Referee {
                 lingers: linger_tx.clone(),
                 started: None,
             };
-            table_tasks.spawn(task.run());
+            table_tasks.spawn(task.run().instrument(info_span!("table", index)));
         }
         let shared = Arc::new(Shared {
             lobby,
@@ -246,8 +248,8 @@ impl Referee {
                 }
                 Some(finished) = finished_rx.recv() => {
                     played += 1;
-                    if let Some(recorder) = &recorder {
-                        record(recorder.clone(), finished).await;
+                    if let Some(records) = &records {
+                        records.send(finished);
                     }
                 }
                 Some(_) = admissions.join_next(), if !admissions.is_empty() => {}
@@ -261,30 +263,58 @@ impl Referee {
             lingers.spawn(linger(conn));
         }
         while lingers.join_next().await.is_some() {}
+        if let Some(records) = records {
+            records.finish().await;
+        }
         Ok(())
     }
 }
 
-/// Writes a finished game's records off the async threads; a failure is
-/// logged, since the games themselves are unaffected.
-async fn record(recorder: Arc<Mutex<Recorder>>, finished: Finished) {
-    let record = GameRecord::new(
-        format!("{}-{}", unix_millis(finished.started), finished.table),
-        &finished.summary,
-        finished.players.map(|a| a.to_string()),
-        finished.started,
-    );
-    let written = tokio::task::spawn_blocking(move || {
-        recorder
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .append(&record)
-    })
-    .await;
-    match written {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => warn!(error = %e, "could not record a game"),
-        Err(e) => warn!(error = %e, "recording task failed"),
+/// The thread that writes records, so that disk syncs never hold up the
+/// accept loop or a table.
+struct RecordWriter {
+    games: std::sync::mpsc::Sender<Finished>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl RecordWriter {
+    fn start(dir: &std::path::Path) -> io::Result<RecordWriter> {
+        let mut recorder = Recorder::open(dir)?;
+        let (games, rx) = std::sync::mpsc::channel::<Finished>();
+        let thread = std::thread::Builder::new()
+            .name("omok-records".into())
+            .spawn(move || {
+                for finished in rx {
+                    let record = GameRecord::new(
+                        format!("{}-{}", unix_millis(finished.started), finished.table),
+                        &finished.summary,
+                        finished.players.map(|a| a.to_string()),
+                        finished.started,
+                    );
+                    // The games themselves are unaffected: log and go on.
+                    if let Err(e) = recorder.append(&record) {
+                        warn!(error = %e, id = record.id, "could not record a game");
+                    }
+                }
+            })?;
+        Ok(RecordWriter { games, thread })
+    }
+
+    fn send(&self, finished: Finished) {
+        // Fails only if the thread died, which it logs itself.
+        let _ = self.games.send(finished);
+    }
+
+    /// Waits until every game sent is on disk.
+    async fn finish(self) {
+        let RecordWriter { games, thread } = self;
+        drop(games);
+        if tokio::task::spawn_blocking(move || thread.join())
+            .await
+            .is_err()
+        {
+            warn!("the record writer failed");
+        }
     }
 }
 
@@ -376,6 +406,11 @@ struct Player {
 struct TableTask {
     index: usize,
     table: Table,
+    /// One timer for the table's life, moved to each new deadline rather
+    /// than created anew at every wake-up.
+    sleep: Pin<Box<Sleep>>,
+    /// The deadline `sleep` is set to.
+    armed: Option<std::time::Instant>,
     players: [Option<Player>; 2],
     joins: mpsc::Receiver<Join>,
     lobby: Arc<Lobby>,
@@ -429,14 +464,16 @@ impl TableTask {
     /// Waits for the next event; `None` when the referee is shutting down.
     async fn wait(&mut self) -> Option<Wake> {
         let deadline = self.table.next_deadline();
+        if let Some(d) = deadline.filter(|&d| self.armed != Some(d)) {
+            self.sleep.as_mut().reset(Instant::from_std(d));
+            self.armed = Some(d);
+        }
         let [black, white] = &mut self.players;
         tokio::select! {
             join = self.joins.recv() => join.map(Wake::Join),
             read = next_frame(black) => Some(Wake::Read(Color::Black, read)),
             read = next_frame(white) => Some(Wake::Read(Color::White, read)),
-            () = sleep_until(deadline.map_or_else(Instant::now, Instant::from_std)), if deadline.is_some() => {
-                Some(Wake::Deadline)
-            }
+            () = &mut self.sleep, if deadline.is_some() => Some(Wake::Deadline),
         }
     }
 

@@ -36,6 +36,10 @@ pub struct Args {
     /// The referee's time per move in the load phase.
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     turn_time: Duration,
+    /// How long each scripted player thinks before each move in the load
+    /// phase (0s: as fast as possible, saturating the machine).
+    #[arg(long, default_value = "100ms", value_parser = parse_duration)]
+    think: Duration,
     /// One player in this many stalls (never moves) in a given game.
     #[arg(long, default_value_t = 10)]
     stall_every: u64,
@@ -93,7 +97,10 @@ async fn round_trips(samples: usize) -> Result<()> {
             echo_rtt.push(t.elapsed());
         }
         while put_rtt.len() < block * per_block {
-            let (a, b) = tokio::join!(play(addr, &script, false), play(addr, &script, false));
+            let (a, b) = tokio::join!(
+                play(addr, &script, false, Duration::ZERO),
+                play(addr, &script, false, Duration::ZERO)
+            );
             for game in [a?, b?] {
                 put_rtt.extend(game.rtts);
             }
@@ -145,11 +152,12 @@ async fn load(args: &Args) -> Result<()> {
     for id in 0..2 * args.tables as u64 {
         let stats = stats.clone();
         let stall_every = args.stall_every;
+        let think = args.think;
         players.spawn(async move {
             let script = script();
             for game in 0.. {
                 let stall = (id + game) % stall_every == 0;
-                let outcome = play(addr, &script, stall).await;
+                let outcome = play(addr, &script, stall, think).await;
                 stats
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -173,10 +181,11 @@ async fn load(args: &Args) -> Result<()> {
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner);
     println!(
-        "load: {} tables, {} players, turn time {:?}, {} games ended in {:.2} s ({:.0} games/s)",
+        "load: {} tables, {} players, turn time {:?}, think {:?}, {} games ended in {:.2} s ({:.0} games/s)",
         args.tables,
         2 * args.tables,
         args.turn_time,
+        args.think,
         stats.finished / 2,
         elapsed.as_secs_f64(),
         (stats.finished / 2) as f64 / elapsed.as_secs_f64()
@@ -290,8 +299,14 @@ fn script() -> Vec<u8> {
 }
 
 /// Plays one game as whichever colour the referee gives, following the
-/// script, or (when `stall`) sitting silent on the first turn.
-async fn play(addr: SocketAddr, script: &[u8], stall: bool) -> std::io::Result<Played> {
+/// script after thinking for `think`, or (when `stall`) sitting silent on
+/// the first turn.
+async fn play(
+    addr: SocketAddr,
+    script: &[u8],
+    stall: bool,
+    think: Duration,
+) -> std::io::Result<Played> {
     let mut s = TcpStream::connect(addr).await?;
     s.set_nodelay(true)?;
     let mut hello = PlayerMsg::Connect.encode().to_vec();
@@ -331,6 +346,9 @@ async fn play(addr: SocketAddr, script: &[u8], stall: bool) -> std::io::Result<P
                 let Some(&p) = script.get(stones) else {
                     return Ok(played);
                 };
+                if !think.is_zero() {
+                    tokio::time::sleep(think).await;
+                }
                 let t = Instant::now();
                 s.write_all(&PlayerMsg::Put(p).encode()).await?;
                 s.read_exact(&mut buf).await?;
