@@ -22,8 +22,8 @@ use crate::referee::{EndReason, GameSummary};
 /// One finished game, as stored in a line of `games.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
-    /// Unique name of the game (`<unix ms at start>-<table>`), also the SGF
-    /// file's stem.
+    /// Unique name of the game (`<unix ms at start>-t<table>-<game number
+    /// in this run>`), also the SGF file's stem.
     pub id: String,
     /// The rule's name (`renju`, `renju-simplified`, `freestyle`, `standard`).
     pub rule: String,

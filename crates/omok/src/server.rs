@@ -284,9 +284,17 @@ impl RecordWriter {
         let thread = std::thread::Builder::new()
             .name("omok-records".into())
             .spawn(move || {
-                for finished in rx {
+                // Start time, table and this run's game number: unique even
+                // for games starting in the same millisecond.
+                for (n, finished) in rx.into_iter().enumerate() {
+                    let id = format!(
+                        "{}-t{}-{}",
+                        unix_millis(finished.started),
+                        finished.table,
+                        n + 1
+                    );
                     let record = GameRecord::new(
-                        format!("{}-{}", unix_millis(finished.started), finished.table),
+                        id,
                         &finished.summary,
                         finished.players.map(|a| a.to_string()),
                         finished.started,

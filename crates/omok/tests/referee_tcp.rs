@@ -230,6 +230,23 @@ async fn forbidden_point_depends_on_the_rule() {
 }
 
 #[tokio::test]
+async fn a_full_board_is_a_draw() {
+    let text = include_str!("data/draw-freestyle.txt");
+    let moves = text.lines().find(|l| !l.starts_with('#')).unwrap();
+    let (most, last) = moves.rsplit_once(' ').unwrap();
+    let addr = serve(RefereeConfig {
+        rule: Rule::Freestyle,
+        ..RefereeConfig::default()
+    })
+    .await;
+    let (mut black, mut white) = game(addr).await;
+    play(&mut black, &mut white, most).await;
+    black.send(&[3, 0, p(last)]).await;
+    black.expect([4, 2, p(last)]).await;
+    white.expect([4, 2, p(last)]).await;
+}
+
+#[tokio::test]
 async fn turn_clock_with_a_short_limit() {
     let turn = Duration::from_millis(200);
     let addr = serve(RefereeConfig {

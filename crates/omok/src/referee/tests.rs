@@ -312,47 +312,30 @@ fn timer_fires_timeout_for_the_player_to_move() {
 
 #[test]
 fn draw_on_full_board() {
-    // A colouring with no five in any line (checked by replaying it),
-    // played in an order that alternates colours.
-    let mut game = Game::new(Rule::Freestyle);
-    let mut order = Vec::new();
-    let colour = |q: Point| (((q.x() / 2) + q.y()) % 2 == 0) as usize;
-    let mut blacks: Vec<Point> = Point::all().filter(|&q| colour(q) == 1).collect();
-    let mut whites: Vec<Point> = Point::all().filter(|&q| colour(q) == 0).collect();
-    // 225 points: black needs 113 and white 112.
-    while blacks.len() > 113 {
-        whites.push(blacks.pop().unwrap());
-    }
-    while whites.len() > 112 {
-        blacks.push(whites.pop().unwrap());
-    }
-    for i in 0..225 {
-        let q = if i % 2 == 0 {
-            blacks[i / 2]
-        } else {
-            whites[i / 2]
-        };
-        order.push(q);
-    }
-    for &q in &order {
-        assert!(
-            game.play(q).unwrap().is_none_or(|r| *r == GameResult::Draw),
-            "five at {q}"
-        );
-    }
-    assert_eq!(game.result(), Some(&GameResult::Draw));
+    let order = draw_game();
+    let mut game = Game::from_moves(Rule::Freestyle, order[..224].iter().copied()).unwrap();
+    assert_eq!(game.play(order[224]), Ok(Some(&GameResult::Draw)));
 
     let mut h = Harness::started(Rule::Freestyle);
     let all: Vec<String> = order.iter().map(|q| q.to_string()).collect();
     h.play(&all[..224].join(" "));
-    let last = order[224];
-    h.frame(B, [3, 0, last.to_byte()]);
+    let last = order[224].to_byte();
+    h.frame(B, [3, 0, last]);
     let (b, w, s) = h.ended();
-    assert_eq!((b, w), ([4, 2, last.to_byte()], [4, 2, last.to_byte()]));
+    assert_eq!((b, w), ([4, 2, last], [4, 2, last]));
     assert_eq!(
         (s.winner, s.reason, s.moves.len()),
         (None, EndReason::Draw, 225)
     );
+}
+
+/// The moves of `tests/data/draw-freestyle.txt`.
+fn draw_game() -> Vec<Point> {
+    let text = include_str!("../../tests/data/draw-freestyle.txt");
+    let line = text.lines().find(|l| !l.starts_with('#')).unwrap();
+    line.split_whitespace()
+        .map(|m| m.parse().unwrap())
+        .collect()
 }
 
 #[test]
