@@ -442,18 +442,17 @@ impl TableTask {
             let now = Instant::now().into_std();
             match wake {
                 None => return,
-                Some(Wake::Join(join)) => {
-                    let Join { seat, conn, peer } = join;
-                    self.players[seat.index()] = Some(Player {
-                        conn,
-                        peer,
-                        open: true,
-                    });
-                    if self.table.seat(seat, now).is_err() {
-                        // The lobby and the table disagree: impossible by
-                        // construction, and harmless to refuse.
+                Some(Wake::Join(Join { seat, conn, peer })) => {
+                    if self.table.seat(seat, now).is_ok() {
+                        self.players[seat.index()] = Some(Player {
+                            conn,
+                            peer,
+                            open: true,
+                        });
+                    } else {
+                        // The lobby gave out a seat still taken: impossible
+                        // by construction; the newcomer is dropped unseated.
                         warn!(table = self.index, %seat, "seat already taken");
-                        self.players[seat.index()] = None;
                     }
                 }
                 Some(Wake::Read(seat, Some(Ok(frame)))) => self.table.frame(seat, frame, now),
