@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
-use renju::{Color, Rule};
+use renju::{Color, Game, Point, Rule};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::mpsc;
@@ -169,6 +169,9 @@ impl Referee {
         // A deep backlog absorbs a crowd arriving at once.
         let listener = socket.listen(BACKLOG)?;
         let local_addr = listener.local_addr()?;
+        // The rules library builds its pattern tables on first use; pay
+        // for that now rather than in the first game's first move.
+        let _ = Game::new(config.rule).check(Point::CENTER);
         Ok(Referee {
             listener,
             local_addr,
