@@ -1,7 +1,7 @@
 //! Game records: one JSON line per game in `games.jsonl`, and an SGF file
 //! per game, written as each game ends; and reading either back.
 //!
-//! SGF is written as FF[4] GM[4] (Gomoku/Renju) with `SZ[15]`, the rule's
+//! SGF is written as `FF[4] GM[4]` (Gomoku/Renju) with `SZ[15]`, the rule's
 //! Gomocup code in `RU` (both Renju variants share code 4, so the exact
 //! rule name is also in `GC`), and `RE` as `B+`, `W+` (five), `B+T`/`W+T`
 //! (time), `B+F`/`W+F` (forfeit: an illegal move, a bad frame or a
@@ -192,7 +192,7 @@ impl GameRecord {
     }
 
     /// Reads a game from SGF text (as written by [`GameRecord::to_sgf`], or
-    /// any FF[4] GM[4] game on a 15 x 15 board). Move times are not in SGF.
+    /// any `FF[4] GM[4]` game on a 15 x 15 board). Move times are not in SGF.
     pub fn from_sgf(text: &str) -> Result<GameRecord, RecordError> {
         let props = parse_sgf(text)?;
         let get = |key: &str| props.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());

@@ -2,7 +2,7 @@
 //!
 //! Tasks and who owns what:
 //! - the accept loop ([`Referee::run`]) spawns one *admission* task per
-//!   connection, which waits for its Connect and asks the [`Lobby`] for the
+//!   connection, which waits for its Connect and asks the lobby for the
 //!   first free seat in table order (or replies `[0, 2, 2]` and closes);
 //! - one task per table owns its [`Table`] state machine and the two seated
 //!   connections: it reads both, feeds the machine with the time each frame

@@ -264,6 +264,31 @@ async fn turn_clock_with_a_short_limit() {
 }
 
 #[tokio::test]
+async fn ready_withdrawn_before_the_start() {
+    let addr = serve(RefereeConfig::default()).await;
+    let mut black = Client::seated(addr, 0).await;
+    let mut white = Client::seated(addr, 1).await;
+    black.send(&[1, 0, 1]).await;
+    black.send(&[1, 0, 0]).await;
+    // A second Connect from a seated player is ignored.
+    white.send(&[0, 0, 0]).await;
+    white.send(&[1, 0, 1]).await;
+    // Had the game started, this Put would be a move (or, out of order, a
+    // loss for black announced to white too); before the start it only
+    // closes black.
+    black.send(&[3, 0, p("h8")]).await;
+    black.expect([4, 0, 0]).await;
+    black.expect_closed().await;
+    let mut black = Client::seated(addr, 0).await;
+    black.send(&[1, 0, 1]).await;
+    black.expect([2, 0, 0]).await;
+    white.expect([2, 1, 0]).await;
+    // Connect mid-game: ignored as well.
+    black.send(&[0, 0, 0]).await;
+    play(&mut black, &mut white, "h8 h9").await;
+}
+
+#[tokio::test]
 async fn before_the_start() {
     let addr = serve(RefereeConfig::default()).await;
     // A seat freed before the start goes to the next player, with its colour;
