@@ -266,10 +266,12 @@ async fn turn_clock_with_a_short_limit() {
 #[tokio::test]
 async fn ready_withdrawn_before_the_start() {
     let addr = serve(RefereeConfig::default()).await;
+    // Frames of different connections have no order on the wire: black's
+    // Ready and withdrawal go out before white even connects.
     let mut black = Client::seated(addr, 0).await;
-    let mut white = Client::seated(addr, 1).await;
     black.send(&[1, 0, 1]).await;
     black.send(&[1, 0, 0]).await;
+    let mut white = Client::seated(addr, 1).await;
     // A second Connect from a seated player is ignored.
     white.send(&[0, 0, 0]).await;
     white.send(&[1, 0, 1]).await;
