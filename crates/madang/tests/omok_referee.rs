@@ -128,3 +128,31 @@ fn bad_arguments_are_refused() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+#[test]
+fn loadtest_runs_and_reports() {
+    let out = madang()
+        .args(["omok", "loadtest", "--tables", "4", "--duration", "600ms"])
+        .args([
+            "--turn-time",
+            "250ms",
+            "--think",
+            "0s",
+            "--stall-every",
+            "2",
+        ])
+        .args(["--rtt-samples", "200"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for expected in [
+        "median ratio",
+        "load: 4 tables, 8 players",
+        "0 missed (staller not timed out), 0 false (mover timed out)",
+        "0 connection errors",
+        "per table",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in {text}");
+    }
+}

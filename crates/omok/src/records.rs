@@ -155,6 +155,9 @@ impl GameRecord {
         if let Some(rule) = rule {
             sgf += &format!("RU[{}]", rule.gomocup_code());
         }
+        if self.started_unix_ms > 0 {
+            sgf += &format!("DT[{}]", utc_date(self.started_unix_ms));
+        }
         sgf += &format!(
             "GN[{}]PB[{}]PW[{}]RE[{}]GC[{}]",
             sgf_text(&self.id),
@@ -326,6 +329,21 @@ impl Recorder {
     }
 }
 
+/// The UTC calendar date (`YYYY-MM-DD`) of a Unix time in milliseconds.
+fn utc_date(unix_ms: u64) -> String {
+    // Days to civil date, after Howard Hinnant's `civil_from_days`.
+    let days = (unix_ms / 86_400_000) as i64 + 719_468;
+    let era = days / 146_097;
+    let doe = days - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
 fn sgf_point(p: Point) -> String {
     let col = (b'a' + p.x() as u8) as char;
     let row = (b'a' + (SIZE - 1 - p.y()) as u8) as char;
@@ -442,6 +460,14 @@ mod tests {
             GameRecord::from_jsonl("{}\n"),
             Err(RecordError::Json { line: 1, .. })
         ));
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(utc_date(0), "1970-01-01");
+        assert_eq!(utc_date(951_782_400_000), "2000-02-29");
+        assert_eq!(utc_date(1_795_346_172_903), "2026-11-22");
+        assert!(sample().to_sgf().contains("DT[1970-01-01]"));
     }
 
     #[test]

@@ -63,7 +63,9 @@ pub struct RefereeConfig {
     pub turn_time: Duration,
     /// Number of tables playing at once (at least 1).
     pub tables: usize,
-    /// Stop after this many games have ended (all tables together).
+    /// Stop after this many games have ended (all tables together); games
+    /// still in progress at other tables then are abandoned, their
+    /// connections closed without an End.
     pub games: Option<u64>,
     /// How long a connection may go without Connect, or a seated player
     /// without being ready, before it is dropped.
