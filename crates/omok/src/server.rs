@@ -36,7 +36,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::{Instant, Sleep, sleep_until, timeout};
 use tokio_util::codec::FramedRead;
-use tracing::{Instrument, debug, info, info_span, warn};
+use tracing::{Instrument, Span, debug, info, info_span, warn};
 
 use crate::codec::FrameCodec;
 use crate::frame::{FRAME_LEN, PlayerMsg, RefereeMsg};
@@ -222,7 +222,7 @@ impl Referee {
                 lobby: lobby.clone(),
                 finished: finished_tx.clone(),
                 lingers: linger_tx.clone(),
-                started: None,
+                game: None,
             };
             table_tasks.spawn(task.run().instrument(info_span!("table", index)));
         }
@@ -429,8 +429,18 @@ struct TableTask {
     lobby: Arc<Lobby>,
     finished: mpsc::UnboundedSender<Finished>,
     lingers: mpsc::UnboundedSender<Conn>,
-    /// The players and wall-clock start of the game in progress.
-    started: Option<([SocketAddr; 2], SystemTime)>,
+    /// The game in progress.
+    game: Option<GameInProgress>,
+}
+
+/// What the table task keeps of its game in progress.
+struct GameInProgress {
+    /// Black's and white's addresses.
+    players: [SocketAddr; 2],
+    /// Wall-clock start, for the record.
+    started: SystemTime,
+    /// The game's span: everything logged during the game is inside it.
+    span: Span,
 }
 
 /// What woke a table up.
@@ -469,7 +479,11 @@ impl TableTask {
                 }
                 Some(Wake::Deadline) => self.table.timer(now),
             }
-            self.apply().await;
+            let span = self
+                .game
+                .as_ref()
+                .map_or_else(Span::none, |g| g.span.clone());
+            self.apply().instrument(span).await;
         }
     }
 
@@ -524,18 +538,30 @@ impl TableTask {
                 .expect("a game starts with both seats taken")
         };
         let players = [peer(Color::Black), peer(Color::White)];
-        info!(
-            table = self.index,
-            black = %players[0],
-            white = %players[1],
-            rule = self.table.config().rule.name(),
-            "game started"
-        );
-        self.started = Some((players, SystemTime::now()));
+        let span = info_span!("game", black = %players[0], white = %players[1]);
+        span.in_scope(|| {
+            info!(
+                table = self.index,
+                black = %players[0],
+                white = %players[1],
+                rule = self.table.config().rule.name(),
+                "game started"
+            );
+        });
+        self.game = Some(GameInProgress {
+            players,
+            started: SystemTime::now(),
+            span,
+        });
     }
 
     fn game_ended(&mut self, summary: GameSummary) {
-        let Some((players, started)) = self.started.take() else {
+        let Some(GameInProgress {
+            players,
+            started,
+            span,
+        }) = self.game.take()
+        else {
             return;
         };
         let result = match summary.winner {
@@ -543,16 +569,18 @@ impl TableTask {
             Some(Color::White) => "white won",
             None => "draw",
         };
-        info!(
-            table = self.index,
-            black = %players[0],
-            white = %players[1],
-            rule = summary.rule.name(),
-            result,
-            reason = %summary.reason,
-            moves = summary.moves.len(),
-            "game ended"
-        );
+        span.in_scope(|| {
+            info!(
+                table = self.index,
+                black = %players[0],
+                white = %players[1],
+                rule = summary.rule.name(),
+                result,
+                reason = %summary.reason,
+                moves = summary.moves.len(),
+                "game ended"
+            );
+        });
         let _ = self.finished.send(Finished {
             table: self.index,
             summary,
