@@ -74,7 +74,7 @@ async fn round_trips(samples: usize) -> Result<()> {
     let referee = tokio::spawn(referee.run());
     let echo = TcpListener::bind(localhost()).await?;
     let echo_addr = echo.local_addr()?;
-    tokio::spawn(async move {
+    let echo_server = tokio::spawn(async move {
         while let Ok((mut s, _)) = echo.accept().await {
             tokio::spawn(async move {
                 let _ = s.set_nodelay(true);
@@ -107,6 +107,7 @@ async fn round_trips(samples: usize) -> Result<()> {
         }
     }
     referee.abort();
+    echo_server.abort();
     let (echo_p, put_p) = (
         Percentiles::of(&mut echo_rtt),
         Percentiles::of(&mut put_rtt),
