@@ -432,3 +432,100 @@ fn next_game_on_the_same_table() {
     assert!(h.table.in_game());
     assert_eq!(h.table.game().unwrap().moves().len(), 0);
 }
+
+mod fuzz {
+    //! Whatever players send and whenever they leave, the table never
+    //! panics and its actions stay consistent.
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[derive(Debug, Clone)]
+    enum Event {
+        Seat(bool),
+        Frame(bool, [u8; 3]),
+        Gone(bool),
+        Wait(u64),
+    }
+
+    fn seat(white: bool) -> Seat {
+        if white { W } else { B }
+    }
+
+    fn event() -> impl Strategy<Value = Event> {
+        // Mostly well-formed frames, so that games actually get played.
+        let frame = prop_oneof![
+            3 => (0u8..15, 0u8..15).prop_map(|(x, y)| [3, 0, (x << 4) | y]),
+            2 => Just([1, 0, 1]),
+            1 => any::<[u8; 3]>(),
+        ];
+        prop_oneof![
+            2 => any::<bool>().prop_map(Event::Seat),
+            8 => (any::<bool>(), frame).prop_map(|(w, f)| Event::Frame(w, f)),
+            1 => any::<bool>().prop_map(Event::Gone),
+            1 => (0u64..20_000).prop_map(Event::Wait),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn actions_stay_consistent(events in prop::collection::vec(event(), 0..300)) {
+            let mut h = Harness::new(Rule::Renju);
+            let mut seated = [false; 2];
+            let mut in_game = false;
+            for e in events {
+                match e {
+                    Event::Seat(w) => {
+                        let s = seat(w);
+                        prop_assert_eq!(h.table.seat(s, h.now).is_ok(), !seated[s.index()]);
+                    }
+                    Event::Frame(w, f) => h.frame(seat(w), f),
+                    Event::Gone(w) => h.table.gone(seat(w), h.now),
+                    Event::Wait(ms) => {
+                        h.advance(Duration::from_millis(ms));
+                        h.table.timer(h.now);
+                    }
+                }
+                let mut ends = 0;
+                for a in h.actions() {
+                    match a {
+                        Action::Send(s, RefereeMsg::Connect { accepted: true, .. }) => {
+                            prop_assert!(!seated[s.index()]);
+                            seated[s.index()] = true;
+                        }
+                        Action::Send(s, msg) => {
+                            prop_assert!(seated[s.index()], "{:?} to an empty seat", msg);
+                            if let RefereeMsg::End { .. } = msg {
+                                ends += 1;
+                            } else {
+                                prop_assert!(in_game, "{:?} outside a game", msg);
+                            }
+                        }
+                        Action::Close(s) => {
+                            prop_assert!(seated[s.index()]);
+                            seated[s.index()] = false;
+                        }
+                        Action::Started => {
+                            prop_assert!(!in_game && seated == [true, true]);
+                            in_game = true;
+                        }
+                        Action::Ended(summary) => {
+                            prop_assert!(in_game && ends == 2);
+                            prop_assert!(summary.moves.len() <= renju::NUM_POINTS);
+                            in_game = false;
+                        }
+                    }
+                }
+                prop_assert_eq!(h.table.in_game(), in_game);
+                for s in Color::ALL {
+                    prop_assert_eq!(h.table.is_seated(s), seated[s.index()]);
+                }
+                if in_game {
+                    prop_assert!(h.table.next_deadline().is_some_and(|d| d > h.now));
+                }
+            }
+        }
+    }
+}
