@@ -314,7 +314,7 @@ impl RecordWriter {
     }
 
     fn send(&self, finished: Finished) {
-        // Fails only if the thread died, which it logs itself.
+        // Fails only if the writer thread panicked; `finish` reports that.
         let _ = self.games.send(finished);
     }
 
