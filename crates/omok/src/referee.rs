@@ -163,6 +163,8 @@ pub struct Table {
     seats: [SeatState; 2],
     playing: Option<Playing>,
     actions: VecDeque<Action>,
+    /// Whether a game waits for [`Table::start`] once both are ready.
+    hold_starts: bool,
 }
 
 impl Table {
@@ -173,6 +175,46 @@ impl Table {
             seats: [SeatState::default(); 2],
             playing: None,
             actions: VecDeque::new(),
+            hold_starts: false,
+        }
+    }
+
+    /// When `hold` is set, a table whose two players are ready waits for
+    /// [`Table::start`] instead of starting at once, so that the caller can
+    /// ration games (see [`Table::start_pending`]). Off by default.
+    pub fn hold_starts(&mut self, hold: bool) {
+        self.hold_starts = hold;
+    }
+
+    /// Whether both players are seated and ready and no game is running:
+    /// with starts held, the table waits for [`Table::start`].
+    pub fn start_pending(&self) -> bool {
+        self.playing.is_none() && self.seats.iter().all(|s| s.seated && s.ready)
+    }
+
+    /// Starts the pending game, if any (needed only with starts held).
+    pub fn start(&mut self, now: Instant) {
+        if !self.start_pending() {
+            return;
+        }
+        for state in &mut self.seats {
+            state.idle_deadline = None;
+        }
+        self.playing = Some(Playing {
+            game: Game::new(self.config.rule),
+            turn_started: now,
+            deadline: now + self.config.turn_time,
+            times: Vec::new(),
+        });
+        self.actions.push_back(Action::Started);
+        for seat in Color::ALL {
+            self.send(
+                seat,
+                RefereeMsg::Update {
+                    your_turn: seat == Color::Black,
+                    data: 0,
+                },
+            );
         }
     }
 
@@ -361,27 +403,8 @@ impl Table {
     }
 
     fn start_if_ready(&mut self, now: Instant) {
-        if !self.seats.iter().all(|s| s.seated && s.ready) {
-            return;
-        }
-        for state in &mut self.seats {
-            state.idle_deadline = None;
-        }
-        self.playing = Some(Playing {
-            game: Game::new(self.config.rule),
-            turn_started: now,
-            deadline: now + self.config.turn_time,
-            times: Vec::new(),
-        });
-        self.actions.push_back(Action::Started);
-        for seat in Color::ALL {
-            self.send(
-                seat,
-                RefereeMsg::Update {
-                    your_turn: seat == Color::Black,
-                    data: 0,
-                },
-            );
+        if !self.hold_starts {
+            self.start(now);
         }
     }
 

@@ -25,6 +25,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
@@ -63,9 +64,10 @@ pub struct RefereeConfig {
     pub turn_time: Duration,
     /// Number of tables playing at once (at least 1).
     pub tables: usize,
-    /// Stop after this many games have ended (all tables together); games
-    /// still in progress at other tables then are abandoned, their
-    /// connections closed without an End.
+    /// Play this many games (all tables together), then stop: once the
+    /// last of them has started, newcomers are refused and players waiting
+    /// at other tables are closed; [`Referee::run`] returns when all of
+    /// them have ended.
     pub games: Option<u64>,
     /// How long a connection may go without Connect, or a seated player
     /// without being ready, before it is dropped.
@@ -144,9 +146,28 @@ impl Lobby {
     }
 }
 
+/// How many more games may start, when `--games` limits them. Taken as
+/// each game starts, so that tables running at once never start more games
+/// than were asked for.
+struct GameBudget(AtomicU64);
+
+impl GameBudget {
+    /// Takes one game; false when none are left.
+    fn take(&self) -> bool {
+        self.0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    fn exhausted(&self) -> bool {
+        self.0.load(Ordering::Acquire) == 0
+    }
+}
+
 /// What the tasks of one running referee share.
 struct Shared {
     lobby: Arc<Lobby>,
+    budget: Option<Arc<GameBudget>>,
     tables: Vec<mpsc::Sender<Join>>,
     idle_timeout: Duration,
 }
@@ -187,8 +208,8 @@ impl Referee {
         self.local_addr
     }
 
-    /// Serves players until `config.games` games have ended (forever when
-    /// unset), then lets the last connections close and returns. Fails only
+    /// Serves players until `config.games` games have been played (forever
+    /// when unset), then lets the last connections close and returns. Fails only
     /// if the record directory cannot be opened.
     pub async fn run(self) -> io::Result<()> {
         let Referee {
@@ -207,14 +228,20 @@ impl Referee {
         let (finished_tx, mut finished_rx) = mpsc::unbounded_channel();
         let (linger_tx, mut linger_rx) = mpsc::unbounded_channel();
         let lobby = Arc::new(Lobby::new(config.tables));
+        let budget = config
+            .games
+            .map(|n| Arc::new(GameBudget(AtomicU64::new(n))));
         let mut table_tasks = JoinSet::new();
         let mut senders = Vec::with_capacity(config.tables);
         for index in 0..config.tables {
             let (tx, rx) = mpsc::channel(4);
             senders.push(tx);
+            let mut table = Table::new(table_config);
+            table.hold_starts(budget.is_some());
             let task = TableTask {
                 index,
-                table: Table::new(table_config),
+                table,
+                budget: budget.clone(),
                 sleep: Box::pin(sleep_until(Instant::now())),
                 armed: None,
                 players: [None, None],
@@ -228,6 +255,7 @@ impl Referee {
         }
         let shared = Arc::new(Shared {
             lobby,
+            budget,
             tables: senders,
             idle_timeout: config.idle_timeout,
         });
@@ -355,7 +383,9 @@ async fn admit(
         Ok(_) => return debug!("closed before Connect"),
         Err(_) => return debug!("closed: no Connect in time"),
     }
-    let Some((table, seat)) = shared.lobby.take() else {
+    // Once every game allowed has started, nobody else is seated.
+    let closing = shared.budget.as_ref().is_some_and(|b| b.exhausted());
+    let Some((table, seat)) = shared.lobby.take().filter(|_| !closing) else {
         debug!("refused: every seat taken");
         let refusal = RefereeMsg::Connect {
             seat: 2,
@@ -419,6 +449,8 @@ struct Player {
 struct TableTask {
     index: usize,
     table: Table,
+    /// Games left to start, when limited (the table then holds starts).
+    budget: Option<Arc<GameBudget>>,
     /// One timer for the table's life, moved to each new deadline rather
     /// than created anew at every wake-up.
     sleep: Pin<Box<Sleep>>,
@@ -478,6 +510,16 @@ impl TableTask {
                     self.table.gone(seat, now);
                 }
                 Some(Wake::Deadline) => self.table.timer(now),
+            }
+            if self.table.start_pending() {
+                if self.budget.as_ref().is_none_or(|b| b.take()) {
+                    self.table.start(now);
+                } else {
+                    // No games left: these two will never play here.
+                    for seat in Color::ALL {
+                        self.table.gone(seat, now);
+                    }
+                }
             }
             let span = self
                 .game

@@ -454,6 +454,45 @@ async fn random_bots_play_to_the_end_under_every_rule() {
 }
 
 #[tokio::test]
+async fn games_limit_holds_across_tables() {
+    let (addr, referee) = start(RefereeConfig {
+        tables: 2,
+        games: Some(1),
+        ..RefereeConfig::default()
+    })
+    .await;
+    let mut black = Client::seated(addr, 0).await;
+    let mut white = Client::seated(addr, 1).await;
+    let mut late_black = Client::seated(addr, 0).await;
+    let mut late_white = Client::seated(addr, 1).await;
+    black.send(&[1, 0, 1]).await;
+    white.send(&[1, 0, 1]).await;
+    black.expect([2, 0, 0]).await;
+    white.expect([2, 1, 0]).await;
+    // The only game allowed has started: the pair at the other table is
+    // closed once ready, and newcomers are refused.
+    late_black.send(&[1, 0, 1]).await;
+    late_white.send(&[1, 0, 1]).await;
+    late_black.expect_closed().await;
+    late_white.expect_closed().await;
+    let mut refused = Client::open(addr).await;
+    refused.send(&[0, 0, 0]).await;
+    refused.expect([0, 2, 2]).await;
+    // Closing promptly spares the referee its linger before returning.
+    drop((late_black, late_white, refused));
+    play(&mut black, &mut white, FIVE).await;
+    black.send(&[3, 0, p("l8")]).await;
+    black.expect([4, 1, p("l8")]).await;
+    white.expect([4, 0, p("l8")]).await;
+    drop((black, white));
+    tokio::time::timeout(PATIENCE, referee)
+        .await
+        .expect("run returns once the game has ended")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
 async fn records_of_finished_games() {
     let dir = std::env::temp_dir().join(format!("omok-records-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

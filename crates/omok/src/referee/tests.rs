@@ -381,6 +381,28 @@ fn bad_frames_before_start_close_only_the_sender() {
 }
 
 #[test]
+fn held_starts_wait_for_the_caller() {
+    let mut h = Harness::new(Rule::Renju);
+    h.table.hold_starts(true);
+    h.seat(B);
+    h.seat(W);
+    h.frame(B, [1, 0, 1]);
+    assert!(!h.table.start_pending());
+    h.frame(W, [1, 0, 1]);
+    assert!(h.table.start_pending() && !h.table.in_game());
+    assert_eq!(h.table.next_deadline(), None);
+    h.sent();
+    h.table.start(h.now);
+    assert!(!h.table.start_pending() && h.table.in_game());
+    let a = h.actions();
+    assert_eq!(a[0], Action::Started);
+    assert_eq!(a.len(), 3);
+    // Starting again is a no-op.
+    h.table.start(h.now);
+    assert!(h.actions().is_empty());
+}
+
+#[test]
 fn idle_seated_player_is_dropped() {
     let mut h = Harness::new(Rule::Renju);
     h.seat(B);
