@@ -469,6 +469,7 @@ mod fuzz {
         Frame(bool, [u8; 3]),
         Gone(bool),
         Wait(u64),
+        Start,
     }
 
     fn seat(white: bool) -> Seat {
@@ -487,14 +488,19 @@ mod fuzz {
             8 => (any::<bool>(), frame).prop_map(|(w, f)| Event::Frame(w, f)),
             1 => any::<bool>().prop_map(Event::Gone),
             1 => (0u64..20_000).prop_map(Event::Wait),
+            1 => Just(Event::Start),
         ]
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
-        fn actions_stay_consistent(events in prop::collection::vec(event(), 0..300)) {
+        fn actions_stay_consistent(
+            hold in any::<bool>(),
+            events in prop::collection::vec(event(), 0..300),
+        ) {
             let mut h = Harness::new(Rule::Renju);
+            h.table.hold_starts(hold);
             let mut seated = [false; 2];
             let mut in_game = false;
             for e in events {
@@ -509,6 +515,7 @@ mod fuzz {
                         h.advance(Duration::from_millis(ms));
                         h.table.timer(h.now);
                     }
+                    Event::Start => h.table.start(h.now),
                 }
                 let mut ends = 0;
                 for a in h.actions() {
@@ -541,6 +548,7 @@ mod fuzz {
                     }
                 }
                 prop_assert_eq!(h.table.in_game(), in_game);
+                prop_assert!(hold || !h.table.start_pending());
                 for s in Color::ALL {
                     prop_assert_eq!(h.table.is_seated(s), seated[s.index()]);
                 }
