@@ -2,7 +2,10 @@
 
 pub(crate) mod bot;
 mod forbidden;
+mod loadtest;
 mod play;
+mod serve;
+mod show;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -24,6 +27,13 @@ enum OmokCommand {
     /// Play in the terminal: against a referee with --connect, or against
     /// the computer.
     Play(play::Args),
+    /// Referee games of the 3-byte Omok protocol over TCP.
+    Serve(serve::Args),
+    /// Print the final board of a recorded game (.sgf or games.jsonl).
+    Show(show::Args),
+    /// Load-test the referee in-process: round trips against a TCP echo, and
+    /// many tables playing at once.
+    Loadtest(loadtest::Args),
 }
 
 /// Runs `madang omok`.
@@ -32,5 +42,21 @@ pub fn run(args: Args) -> Result<()> {
         OmokCommand::Forbidden(a) => forbidden::run(a),
         OmokCommand::Bot(a) => bot::run(a),
         OmokCommand::Play(a) => play::run(a),
+        OmokCommand::Serve(a) => serve::run(a),
+        OmokCommand::Show(a) => show::run(a),
+        OmokCommand::Loadtest(a) => loadtest::run(a),
     }
+}
+
+/// Logs to standard error, at `default_level` unless `RUST_LOG` says
+/// otherwise. A second call (tests run several commands in one process)
+/// keeps the first subscriber.
+fn init_logging(default_level: &str) {
+    use tracing_subscriber::EnvFilter;
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use engine::{Engine, Player};
 use omok::client::Connection;
+use omok::duration::parse_duration;
 use omok::frame::EndResult;
 use omok::player::{Notice, Outcome};
 use renju::{Game, Rule};
@@ -53,10 +54,7 @@ pub struct Args {
 
 /// Runs `madang omok bot`.
 pub fn run(args: Args) -> Result<()> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .try_init();
+    super::init_logging("warn");
     let player = make_player(&args)?;
     let think = think_time(args.turn_time, args.think_time);
     if think >= args.turn_time {
@@ -199,45 +197,9 @@ impl Bot {
     }
 }
 
-/// Parses a duration like `15s`, `500ms`, `1.5s`, `5m` or `1h`.
-pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (number, unit) = s.split_at(split);
-    let scale = match unit.trim() {
-        "ms" => 0.001,
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => {
-            return Err(format!(
-                "{s:?}: expected a number and a unit: ms, s, m or h (like 15s)"
-            ));
-        }
-    };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{s:?}: not a number before the unit"))?;
-    Duration::try_from_secs_f64(value * scale).map_err(|e| format!("{s:?}: {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("15s"), Ok(Duration::from_secs(15)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
-        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
-        for bad in ["", "15", "s", "1.2.3s", "5 days", "-1s"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn think_time_keeps_a_margin() {

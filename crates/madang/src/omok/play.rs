@@ -7,12 +7,13 @@
 //! races them in one `select!` loop.
 
 mod app;
+mod local;
 mod ui;
 
 use std::io;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
 use crossterm::execute;
 use futures::{Stream, StreamExt};
@@ -25,7 +26,7 @@ use renju::Rule;
 use tokio::time::{Instant, MissedTickBehavior};
 
 use self::app::{App, Command};
-use super::bot::parse_duration;
+use omok::duration::parse_duration;
 
 /// How often the clock on screen is redrawn.
 const CLOCK_TICK: Duration = Duration::from_millis(100);
@@ -54,11 +55,13 @@ pub fn run(args: Args) -> Result<()> {
         .context("starting the async runtime")?;
     let (addr, on_seated): (String, Box<dyn Fn()>) = match args.connect {
         Some(addr) => (addr, Box::new(|| {})),
-        None => bail!(
-            "playing against the computer without --connect is not available in this build; \
-             start a referee and a bot (`madang omok bot --connect HOST:PORT`), \
-             then run `madang omok play --connect HOST:PORT`"
-        ),
+        None => {
+            let local = runtime.block_on(local::Local::start(args.rule, args.turn_time))?;
+            (
+                local.addr.to_string(),
+                Box::new(move || local.person_seated()),
+            )
+        }
     };
     let mut app = App::new(addr, args.rule, args.turn_time);
     let mut screen = Screen::enter()?;

@@ -5,10 +5,6 @@
 //! The opponent joins each game only once the person is seated, so the
 //! person always plays black; after a game it waits for the person's next
 //! seat (`n` in the client).
-//!
-//! NOT YET COMPILED: written against the referee API of the `omok` branch
-//! (`omok::server::{Referee, RefereeConfig}`); the lead enables it at merge
-//! (see `play.rs`, `run`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -1,0 +1,62 @@
+//! `madang omok serve`: the referee of the 3-byte Omok protocol.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use omok::duration::parse_duration;
+use omok::server::{Referee, RefereeConfig};
+use renju::Rule;
+
+/// Arguments of `madang omok serve`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:9000")]
+    addr: SocketAddr,
+    /// Rule set: renju (official RIF), renju-simplified (the document's),
+    /// freestyle or standard.
+    #[arg(long, default_value = "renju")]
+    rule: Rule,
+    /// Time for each move, like 15s, 500ms or 1.5s.
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    turn_time: Duration,
+    /// Tables playing at once; arriving players fill them in order.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    tables: u32,
+    /// Exit after this many games have ended.
+    #[arg(long)]
+    games: Option<u64>,
+    /// Drop a connection that sends no Connect, or a seated player that is
+    /// not ready, after this long.
+    #[arg(long, default_value = "5m", value_parser = parse_duration)]
+    idle_timeout: Duration,
+    /// Record each finished game in DIR/games.jsonl and DIR/<id>.sgf.
+    #[arg(long, value_name = "DIR")]
+    record_dir: Option<PathBuf>,
+}
+
+/// Runs `madang omok serve`.
+pub fn run(args: Args) -> Result<()> {
+    super::init_logging("info");
+    let config = RefereeConfig {
+        rule: args.rule,
+        turn_time: args.turn_time,
+        tables: args.tables as usize,
+        games: args.games,
+        idle_timeout: args.idle_timeout,
+        record_dir: args.record_dir,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let referee = Referee::bind(args.addr, config)
+            .await
+            .with_context(|| format!("listening on {}", args.addr))?;
+        let mut stdout = std::io::stdout();
+        writeln!(stdout, "listening on {}", referee.local_addr())?;
+        stdout.flush()?;
+        referee.run().await.context("running the referee")
+    })
+}
