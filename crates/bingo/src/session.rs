@@ -1,0 +1,890 @@
+//! One side of the protocol as a sans-IO state machine.
+//!
+//! A [`Session`] takes [`Event`]s (a line arrived, the idle timer fired, the
+//! connection closed, the user called a number...) and answers with
+//! [`Action`]s (send this message, close the connection, tell the user this).
+//! The same type serves the host and the guest; they differ only in who
+//! speaks first in the handshake and in their roles in `resume`.
+//!
+//! The session outlives a connection when `resume` is agreed: a drop in the
+//! middle of the game suspends it, and the next connection (the guest
+//! reconnecting) rejoins it with `RESUME`.
+
+use std::fmt;
+use std::time::Duration;
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use crate::card::{Board, Card, Line};
+use crate::frame::FrameError;
+use crate::message::{Answer, Extensions, Flag, Hello, MAX_CHAT, Message};
+use crate::settings::{Role, Settings};
+use crate::verify::{self, CallRecord, Cheat, Transcript};
+
+/// One side of the game, from the point of view of the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// This session's player.
+    Me,
+    /// The other player.
+    Peer,
+}
+
+/// The game's result for this side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// This side won.
+    Win,
+    /// This side lost.
+    Loss,
+    /// Both reached bingo on the same call.
+    Draw,
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GameResult::Win => "win",
+            GameResult::Loss => "loss",
+            GameResult::Draw => "draw",
+        })
+    }
+}
+
+/// How the game was decided: the result and the call and answer that decided it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// The result for this side.
+    pub result: GameResult,
+    /// Who made the deciding call.
+    pub caller: Side,
+    /// The deciding number.
+    pub number: u16,
+    /// The flag it was called with.
+    pub flag: Flag,
+    /// The answer that ended the game.
+    pub answer: Answer,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let caller = match self.caller {
+            Side::Me => "my",
+            Side::Peer => "their",
+        };
+        write!(
+            f,
+            "{}: {caller} {} {} answered {}",
+            self.result,
+            self.flag.keyword(),
+            self.number,
+            self.answer.keyword()
+        )
+    }
+}
+
+/// What `verify` found out about the other side's claims.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verification {
+    /// `verify` was not agreed: the other side's flags were taken on trust.
+    Unverified,
+    /// The other side's card matched its commitment and every flag it sent.
+    Verified,
+    /// The other side did not reveal its card.
+    Missing(String),
+    /// The other side lied.
+    Cheated(Cheat),
+}
+
+impl fmt::Display for Verification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verification::Unverified => f.write_str("unverified (verify not agreed)"),
+            Verification::Verified => f.write_str("verified"),
+            Verification::Missing(why) => write!(f, "not verified: {why}"),
+            Verification::Cheated(cheat) => write!(f, "CHEATING: the other side {cheat}"),
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// The flags gave a result.
+    Result {
+        /// The result and the call that decided it.
+        outcome: Outcome,
+        /// What `verify` found.
+        verification: Verification,
+    },
+    /// A protocol violation: `sent` says whether this side saw it (and sent
+    /// `ERROR`) or the other side reported it.
+    Error {
+        /// The reason.
+        reason: String,
+        /// This side sent the `ERROR`.
+        sent: bool,
+    },
+    /// The connection dropped and the game was not resumed.
+    Disconnected(String),
+}
+
+impl fmt::Display for Ending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ending::Result { outcome, .. } => write!(f, "{outcome}"),
+            Ending::Error { reason, sent: true } => write!(f, "protocol violation: {reason}"),
+            Ending::Error {
+                reason,
+                sent: false,
+            } => write!(f, "the other side reported: {reason}"),
+            Ending::Disconnected(why) => f.write_str(why),
+        }
+    }
+}
+
+/// What happens to a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A connection is up (the first one, or a reconnection after a drop).
+    Connected,
+    /// A complete line arrived.
+    Line(String),
+    /// The bytes that arrived do not make a valid line.
+    BadFrame(FrameError),
+    /// Nothing arrived for [`Session::idle_limit`].
+    IdleTimeout,
+    /// The connection closed or failed.
+    Closed,
+    /// The user calls a number.
+    Call(u16),
+    /// The user sends a chat line.
+    Chat(String),
+}
+
+/// What the session asks its driver to do, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Send this line.
+    Send(Message),
+    /// Flush what was sent and close the connection.
+    Close,
+    /// Tell the user.
+    Report(GameEvent),
+}
+
+/// Things the user sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameEvent {
+    /// The handshake is done.
+    Started {
+        /// The agreed settings.
+        settings: Settings,
+        /// The extensions both sides listed.
+        extensions: Extensions,
+        /// This side's card.
+        card: Card,
+    },
+    /// Whose turn it is now.
+    Turn(Side),
+    /// A number was called and marked.
+    Called {
+        /// Who called it.
+        by: Side,
+        /// The number.
+        number: u16,
+        /// The caller's flag.
+        flag: Flag,
+        /// Lines of this side's card the call completed.
+        new_lines: Vec<Line>,
+        /// How many lines of this side's card are now complete.
+        completed: usize,
+    },
+    /// A chat line.
+    Chat {
+        /// Who wrote it.
+        from: Side,
+        /// The text.
+        text: String,
+    },
+    /// A user action was refused (not your turn, number already called...).
+    Rejected(String),
+    /// The flags gave a result (with `verify`, the check follows).
+    Decided(Outcome),
+    /// The connection dropped; the game waits to be resumed.
+    Suspended,
+    /// The game was resumed on a new connection.
+    Resumed,
+    /// The game is over.
+    Ended(Ending),
+}
+
+/// How the session gets its card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CardChoice {
+    /// This card (a guest's must match the host's size).
+    Given(Card),
+    /// A card shuffled from this seed once the size is known.
+    Shuffled(u64),
+}
+
+/// How long to wait for the other side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// For the first HELLO (and the rest of the handshake).
+    pub hello: Duration,
+    /// For any message during the game.
+    pub idle: Duration,
+    /// For the other side's REVEAL, and for its close, after the result.
+    pub close: Duration,
+    /// How long a dropped game is kept for `resume`.
+    pub resume_grace: Duration,
+}
+
+impl Default for Limits {
+    /// The spec's limits: 30 s, 10 min, 2 s; 60 s of grace.
+    fn default() -> Limits {
+        Limits {
+            hello: Duration::from_secs(30),
+            idle: Duration::from_secs(600),
+            close: Duration::from_secs(2),
+            resume_grace: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Everything a session needs to start.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Host or guest.
+    pub role: Role,
+    /// The settings the host proposes (ignored for a guest: the host decides).
+    pub settings: Settings,
+    /// The card.
+    pub card: CardChoice,
+    /// The extensions this side offers.
+    pub extensions: Extensions,
+    /// The host's game id for `resume`.
+    pub game_id: String,
+    /// The salt for `verify`'s commitment (hex; see [`verify::new_salt`]).
+    pub salt: String,
+    /// Timeouts.
+    pub limits: Limits,
+}
+
+/// Whose move it is during play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// This side may call.
+    Mine,
+    /// The other side calls next; `pending` is this side's `CALL k` that it may
+    /// still answer with `BINGO`.
+    Theirs { pending: Option<u16> },
+    /// This side sent `FINAL k` and waits for `YIELD` or `TIE`.
+    Verdict(u16),
+}
+
+/// Where a rejoining connection is in the `resume` handshake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rejoin {
+    /// Guest: waiting for the host's HELLO.
+    Hello,
+    /// Waiting for the other side's `RESUME`.
+    Resume,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for the other side's HELLO.
+    Hello,
+    /// Waiting for the other side's COMMIT (verify).
+    Commit,
+    /// Calling numbers.
+    Play(Turn),
+    /// The result is known; waiting for the other side's REVEAL (verify).
+    Reveal(Outcome),
+    /// The connection dropped mid-game; waiting for a new one (resume).
+    Suspended(Turn),
+    /// A new connection is rejoining a suspended game.
+    Rejoining(Turn, Rejoin),
+    /// Over; see [`Session::ending`].
+    Done,
+}
+
+/// One side of a bingo game. See the module docs.
+#[derive(Debug, Clone)]
+pub struct Session {
+    config: Config,
+    settings: Option<Settings>,
+    agreed: Extensions,
+    board: Option<Board>,
+    transcript: Transcript,
+    called: Vec<bool>,
+    peer_commit: Option<String>,
+    phase: Phase,
+    ending: Option<Ending>,
+}
+
+impl Session {
+    /// A session waiting for its first connection.
+    pub fn new(config: Config) -> Session {
+        Session {
+            config,
+            settings: None,
+            agreed: Extensions::default(),
+            board: None,
+            transcript: Transcript::default(),
+            called: Vec::new(),
+            peer_commit: None,
+            phase: Phase::Hello,
+            ending: None,
+        }
+    }
+
+    /// This side's role.
+    pub fn role(&self) -> Role {
+        self.config.role
+    }
+
+    /// The agreed settings, once the handshake is done.
+    pub fn settings(&self) -> Option<&Settings> {
+        self.settings.as_ref()
+    }
+
+    /// The extensions both sides listed.
+    pub fn extensions(&self) -> Extensions {
+        self.agreed
+    }
+
+    /// The game id (host; the guest learns it from the HELLO).
+    pub fn game_id(&self) -> &str {
+        &self.config.game_id
+    }
+
+    /// This side's card with its marks, once the game has started.
+    pub fn board(&self) -> Option<&Board> {
+        self.board.as_ref()
+    }
+
+    /// Every call so far.
+    pub fn calls(&self) -> &[CallRecord] {
+        &self.transcript.calls
+    }
+
+    /// Whether this side may call now.
+    pub fn is_my_turn(&self) -> bool {
+        self.phase == Phase::Play(Turn::Mine)
+    }
+
+    /// Whether the game waits for a reconnection.
+    pub fn is_suspended(&self) -> bool {
+        matches!(self.phase, Phase::Suspended(_))
+    }
+
+    /// How the game ended, once it has.
+    pub fn ending(&self) -> Option<&Ending> {
+        self.ending.as_ref()
+    }
+
+    /// How long to wait for the next line (or, suspended, for a reconnection)
+    /// before feeding [`Event::IdleTimeout`].
+    pub fn idle_limit(&self) -> Duration {
+        let limits = &self.config.limits;
+        match self.phase {
+            Phase::Hello | Phase::Commit | Phase::Rejoining(..) => limits.hello,
+            Phase::Play(_) => limits.idle,
+            Phase::Reveal(_) | Phase::Done => limits.close,
+            Phase::Suspended(_) => limits.resume_grace,
+        }
+    }
+
+    /// Feeds one event and returns what to do.
+    pub fn handle(&mut self, event: Event) -> Vec<Action> {
+        let mut out = Vec::new();
+        match event {
+            Event::Connected => self.on_connected(&mut out),
+            Event::Line(line) => match Message::parse(&line) {
+                Ok(message) => self.on_message(message, &mut out),
+                Err(error) => self.on_bad_line(error.to_string(), &mut out),
+            },
+            Event::BadFrame(error) => self.on_bad_line(error.to_string(), &mut out),
+            Event::IdleTimeout => self.on_timeout(&mut out),
+            Event::Closed => self.on_closed(&mut out),
+            Event::Call(k) => self.on_user_call(k, &mut out),
+            Event::Chat(text) => self.on_user_chat(text, &mut out),
+        }
+        out
+    }
+
+    fn on_connected(&mut self, out: &mut Vec<Action>) {
+        match (self.config.role, &self.phase) {
+            (Role::Host, Phase::Hello) => out.push(Action::Send(self.host_hello())),
+            (Role::Host, Phase::Suspended(turn)) => {
+                let turn = *turn;
+                out.push(Action::Send(self.host_hello()));
+                self.phase = Phase::Rejoining(turn, Rejoin::Resume);
+            }
+            (Role::Guest, Phase::Suspended(turn)) => {
+                self.phase = Phase::Rejoining(*turn, Rejoin::Hello);
+            }
+            _ => {}
+        }
+    }
+
+    fn host_hello(&self) -> Message {
+        let offered = self.config.extensions;
+        Message::Hello(Hello {
+            settings: Some(self.config.settings),
+            id: offered.resume.then(|| self.config.game_id.clone()),
+            extensions: offered,
+        })
+    }
+
+    fn on_message(&mut self, message: Message, out: &mut Vec<Action>) {
+        match message {
+            Message::Chat(text) if self.phase != Phase::Done => {
+                out.push(Action::Report(GameEvent::Chat {
+                    from: Side::Peer,
+                    text,
+                }));
+                return;
+            }
+            Message::Error(reason) => {
+                self.on_peer_error(reason, out);
+                return;
+            }
+            _ => {}
+        }
+        match self.phase.clone() {
+            Phase::Hello => match message {
+                Message::Hello(hello) => self.on_hello(hello, out),
+                other => self.violation(format!("expected HELLO, got {}", other.keyword()), out),
+            },
+            Phase::Commit => match message {
+                Message::Commit(hash) => {
+                    self.peer_commit = Some(hash);
+                    self.start_play(out);
+                }
+                other => self.violation(
+                    format!("expected COMMIT before the first call, got {}", other.keyword()),
+                    out,
+                ),
+            },
+            Phase::Play(turn) => self.on_play(turn, message, out),
+            Phase::Reveal(outcome) => {
+                let verification = match message {
+                    Message::Reveal { salt, card } => self.check_reveal(&salt, &card),
+                    other => Verification::Missing(format!("sent {} instead of REVEAL", other.keyword())),
+                };
+                self.finish(outcome, verification, out);
+            }
+            Phase::Rejoining(turn, stage) => self.on_rejoin(turn, stage, message, out),
+            Phase::Suspended(_) | Phase::Done => {}
+        }
+    }
+
+    fn on_hello(&mut self, hello: Hello, out: &mut Vec<Action>) {
+        let offered = self.config.extensions;
+        match self.config.role {
+            Role::Host => {
+                self.settings = Some(self.config.settings);
+                self.agreed = offered.both(hello.extensions);
+            }
+            Role::Guest => {
+                let Some(settings) = hello.settings else {
+                    return self.violation("the host's HELLO must give size, lines and first".into(), out);
+                };
+                let mut agreed = offered.both(hello.extensions);
+                match hello.id {
+                    Some(id) => self.config.game_id = id,
+                    // Without an id there is nothing to resume.
+                    None => agreed.resume = false,
+                }
+                if let CardChoice::Given(card) = &self.config.card
+                    && card.size() != settings.size()
+                {
+                    let reason = format!(
+                        "my card is {0}x{0} but the game is {1}x{1}",
+                        card.size(),
+                        settings.size()
+                    );
+                    return self.violation(reason, out);
+                }
+                self.settings = Some(settings);
+                self.agreed = agreed;
+                out.push(Action::Send(Message::Hello(Hello {
+                    settings: None,
+                    id: None,
+                    extensions: agreed,
+                })));
+            }
+        }
+        let settings = self.settings.expect("set above");
+        let card = match &self.config.card {
+            CardChoice::Given(card) => card.clone(),
+            CardChoice::Shuffled(seed) => {
+                Card::shuffled(settings.size(), &mut StdRng::seed_from_u64(*seed))
+            }
+        };
+        self.called = vec![false; usize::from(settings.max_number()) + 1];
+        self.board = Some(Board::new(card.clone()));
+        out.push(Action::Report(GameEvent::Started {
+            settings,
+            extensions: self.agreed,
+            card: card.clone(),
+        }));
+        if self.agreed.verify {
+            let hash = verify::commitment(&self.config.salt, &card.to_wire());
+            out.push(Action::Send(Message::Commit(hash)));
+            self.phase = Phase::Commit;
+        } else {
+            self.start_play(out);
+        }
+    }
+
+    fn start_play(&mut self, out: &mut Vec<Action>) {
+        let settings = self.settings.expect("play starts after HELLO");
+        let turn = if settings.first() == self.config.role {
+            Turn::Mine
+        } else {
+            Turn::Theirs { pending: None }
+        };
+        self.set_turn(turn, out);
+    }
+
+    fn set_turn(&mut self, turn: Turn, out: &mut Vec<Action>) {
+        self.phase = Phase::Play(turn);
+        let side = if turn == Turn::Mine {
+            Side::Me
+        } else {
+            Side::Peer
+        };
+        out.push(Action::Report(GameEvent::Turn(side)));
+    }
+
+    fn on_play(&mut self, turn: Turn, message: Message, out: &mut Vec<Action>) {
+        match (message, turn) {
+            (Message::Flag(flag, k), Turn::Theirs { .. }) => self.on_peer_call(flag, k, out),
+            (Message::Flag(flag, k), Turn::Mine) => self.violation(
+                format!("{} {k} out of turn: it is my turn to call", flag.keyword()),
+                out,
+            ),
+            (Message::Flag(flag, k), Turn::Verdict(mine)) => self.violation(
+                format!(
+                    "{} {k} out of turn: expected YIELD or TIE after FINAL {mine}",
+                    flag.keyword()
+                ),
+                out,
+            ),
+            (Message::Answer(answer), Turn::Verdict(k)) => match answer {
+                Answer::Yield => self.decide(GameResult::Win, Side::Me, k, Flag::Final, answer, out),
+                Answer::Tie => self.decide(GameResult::Draw, Side::Me, k, Flag::Final, answer, out),
+                Answer::Bingo => {
+                    self.violation(format!("BINGO does not answer FINAL {k}"), out)
+                }
+            },
+            (Message::Answer(Answer::Bingo), Turn::Theirs { pending: Some(k) }) => {
+                self.decide(GameResult::Loss, Side::Me, k, Flag::Call, Answer::Bingo, out)
+            }
+            (Message::Answer(answer), Turn::Theirs { pending: Some(k) }) => self.violation(
+                format!("{} answers FINAL, but my last call was CALL {k}", answer.keyword()),
+                out,
+            ),
+            (Message::Answer(answer), _) => self.violation(
+                format!("{} with no call to answer", answer.keyword()),
+                out,
+            ),
+            (other, _) => self.violation(format!("unexpected {} during the game", other.keyword()), out),
+        }
+    }
+
+    fn on_peer_call(&mut self, flag: Flag, k: u16, out: &mut Vec<Action>) {
+        if let Err(reason) = self.check_number(k) {
+            return self.violation(reason, out);
+        }
+        let bingo = self.record(Role::other(self.config.role), k, flag, out);
+        match (flag, bingo) {
+            (Flag::Final, false) => self.answer(GameResult::Loss, k, flag, Answer::Yield, out),
+            (Flag::Final, true) => self.answer(GameResult::Draw, k, flag, Answer::Tie, out),
+            (Flag::Call, true) => self.answer(GameResult::Win, k, flag, Answer::Bingo, out),
+            (Flag::Call, false) => self.set_turn(Turn::Mine, out),
+        }
+    }
+
+    fn answer(&mut self, result: GameResult, k: u16, flag: Flag, answer: Answer, out: &mut Vec<Action>) {
+        out.push(Action::Send(Message::Answer(answer)));
+        self.decide(result, Side::Peer, k, flag, answer, out);
+    }
+
+    fn on_user_call(&mut self, k: u16, out: &mut Vec<Action>) {
+        if self.phase != Phase::Play(Turn::Mine) {
+            let why = match self.phase {
+                Phase::Play(_) => "it is not your turn",
+                Phase::Suspended(_) | Phase::Rejoining(..) => "the connection is down",
+                Phase::Hello | Phase::Commit => "the game has not started",
+                Phase::Reveal(_) | Phase::Done => "the game is over",
+            };
+            out.push(Action::Report(GameEvent::Rejected(why.into())));
+            return;
+        }
+        if let Err(reason) = self.check_number(k) {
+            out.push(Action::Report(GameEvent::Rejected(reason)));
+            return;
+        }
+        let target = self.settings.map_or(usize::MAX, |s| s.lines());
+        let board = self.board.as_ref().expect("play starts after the board");
+        let flag = if board.completed() + board.would_complete(k) >= target {
+            Flag::Final
+        } else {
+            Flag::Call
+        };
+        self.record(self.config.role, k, flag, out);
+        out.push(Action::Send(Message::Flag(flag, k)));
+        let turn = match flag {
+            Flag::Final => Turn::Verdict(k),
+            Flag::Call => Turn::Theirs { pending: Some(k) },
+        };
+        self.set_turn(turn, out);
+    }
+
+    fn check_number(&self, k: u16) -> Result<(), String> {
+        let max = self.settings.map_or(0, |s| s.max_number());
+        if k == 0 || k > max {
+            Err(format!("number {k} is out of range 1..{max}"))
+        } else if self.called[usize::from(k)] {
+            Err(format!("number {k} was already called"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Marks a call and reports it; returns whether this side now has bingo.
+    fn record(&mut self, by: Role, k: u16, flag: Flag, out: &mut Vec<Action>) -> bool {
+        self.called[usize::from(k)] = true;
+        self.transcript.calls.push(CallRecord { by, number: k, flag });
+        let target = self.settings.map_or(usize::MAX, |s| s.lines());
+        let board = self.board.as_mut().expect("play starts after the board");
+        let new_lines = board.mark(k);
+        let bingo = board.has_bingo(target);
+        out.push(Action::Report(GameEvent::Called {
+            by: if by == self.config.role { Side::Me } else { Side::Peer },
+            number: k,
+            flag,
+            new_lines,
+            completed: board.completed(),
+        }));
+        bingo
+    }
+
+    fn decide(
+        &mut self,
+        result: GameResult,
+        caller: Side,
+        number: u16,
+        flag: Flag,
+        answer: Answer,
+        out: &mut Vec<Action>,
+    ) {
+        self.transcript.answer = Some(answer);
+        let outcome = Outcome {
+            result,
+            caller,
+            number,
+            flag,
+            answer,
+        };
+        out.push(Action::Report(GameEvent::Decided(outcome)));
+        if self.agreed.verify {
+            let card = self.board.as_ref().expect("decided after play").card().to_wire();
+            out.push(Action::Send(Message::Reveal {
+                salt: self.config.salt.clone(),
+                card,
+            }));
+            self.phase = Phase::Reveal(outcome);
+        } else {
+            self.finish(outcome, Verification::Unverified, out);
+        }
+    }
+
+    fn check_reveal(&self, salt: &str, card: &str) -> Verification {
+        let settings = self.settings.expect("reveal after play");
+        let commit = self.peer_commit.as_deref().unwrap_or("");
+        let peer = self.config.role.other();
+        match verify::check(&settings, peer, commit, salt, card, &self.transcript) {
+            Ok(_) => Verification::Verified,
+            Err(cheat) => Verification::Cheated(cheat),
+        }
+    }
+
+    fn finish(&mut self, outcome: Outcome, verification: Verification, out: &mut Vec<Action>) {
+        self.end(Ending::Result { outcome, verification }, out);
+        out.push(Action::Close);
+    }
+
+    fn end(&mut self, ending: Ending, out: &mut Vec<Action>) {
+        self.phase = Phase::Done;
+        self.ending = Some(ending.clone());
+        out.push(Action::Report(GameEvent::Ended(ending)));
+    }
+
+    fn on_rejoin(&mut self, turn: Turn, stage: Rejoin, message: Message, out: &mut Vec<Action>) {
+        let mine = self.transcript.calls.len();
+        match (self.config.role, stage, message) {
+            (Role::Guest, Rejoin::Hello, Message::Hello(hello)) => {
+                if hello.id.as_deref() != Some(self.config.game_id.as_str()) {
+                    return self.violation("the host no longer has this game".into(), out);
+                }
+                out.push(Action::Send(Message::Resume {
+                    id: self.config.game_id.clone(),
+                    seen: mine,
+                }));
+                self.phase = Phase::Rejoining(turn, Rejoin::Resume);
+            }
+            (role, Rejoin::Resume, Message::Resume { id, seen }) => {
+                if id != self.config.game_id {
+                    return self.refuse_rejoin(turn, format!("no game {id} to resume"), out);
+                }
+                // At most one call can be in flight: the last one, sent by
+                // the side that has one more.
+                let my_last = |by: Role| {
+                    self.transcript
+                        .calls
+                        .last()
+                        .filter(|call| call.by == by)
+                        .map(|call| Message::Flag(call.flag, call.number))
+                };
+                let resend = if seen + 1 == mine {
+                    match my_last(role) {
+                        Some(message) => Some(message),
+                        None => return self.refuse_rejoin(turn, format!("cannot resume after {seen} calls"), out),
+                    }
+                } else if seen == mine || seen == mine + 1 {
+                    None
+                } else {
+                    return self.refuse_rejoin(
+                        turn,
+                        format!("cannot resume: {seen} calls seen, {mine} made"),
+                        out,
+                    );
+                };
+                if role == Role::Host {
+                    out.push(Action::Send(Message::Resume { id, seen: mine }));
+                }
+                out.extend(resend.map(Action::Send));
+                out.push(Action::Report(GameEvent::Resumed));
+                self.set_turn(turn, out);
+            }
+            (_, _, other) => {
+                self.refuse_rejoin(turn, format!("expected RESUME, got {}", other.keyword()), out)
+            }
+        }
+    }
+
+    /// A rejoining connection that does not resume the game: the host turns
+    /// it away and keeps waiting; the guest gives up.
+    fn refuse_rejoin(&mut self, turn: Turn, reason: String, out: &mut Vec<Action>) {
+        match self.config.role {
+            Role::Host => {
+                out.push(Action::Send(Message::Error(reason)));
+                out.push(Action::Close);
+                self.phase = Phase::Suspended(turn);
+            }
+            Role::Guest => self.violation(reason, out),
+        }
+    }
+
+    fn on_bad_line(&mut self, reason: String, out: &mut Vec<Action>) {
+        match self.phase.clone() {
+            Phase::Done | Phase::Suspended(_) => {}
+            Phase::Reveal(outcome) => {
+                self.finish(outcome, Verification::Missing(format!("bad REVEAL: {reason}")), out)
+            }
+            Phase::Rejoining(turn, _) => self.refuse_rejoin(turn, reason, out),
+            _ => self.violation(reason, out),
+        }
+    }
+
+    fn violation(&mut self, reason: String, out: &mut Vec<Action>) {
+        out.push(Action::Send(Message::Error(reason.clone())));
+        self.end(Ending::Error { reason, sent: true }, out);
+        out.push(Action::Close);
+    }
+
+    fn on_peer_error(&mut self, reason: String, out: &mut Vec<Action>) {
+        match self.phase.clone() {
+            Phase::Done => {}
+            Phase::Reveal(outcome) => self.finish(
+                outcome,
+                Verification::Missing(format!("the other side reported: {reason}")),
+                out,
+            ),
+            Phase::Rejoining(turn, _) if self.config.role == Role::Host => {
+                out.push(Action::Close);
+                self.phase = Phase::Suspended(turn);
+            }
+            _ => {
+                self.end(Ending::Error { reason, sent: false }, out);
+                out.push(Action::Close);
+            }
+        }
+    }
+
+    fn on_timeout(&mut self, out: &mut Vec<Action>) {
+        let secs = self.idle_limit().as_secs_f64();
+        match self.phase.clone() {
+            Phase::Done => {}
+            Phase::Reveal(outcome) => self.finish(
+                outcome,
+                Verification::Missing(format!("no REVEAL within {secs} s")),
+                out,
+            ),
+            Phase::Suspended(_) => self.end(
+                Ending::Disconnected(format!("connection lost and not resumed within {secs} s")),
+                out,
+            ),
+            Phase::Rejoining(turn, _) => {
+                self.refuse_rejoin(turn, format!("no message for {secs} s"), out)
+            }
+            _ => self.violation(format!("no message for {secs} s"), out),
+        }
+    }
+
+    fn on_closed(&mut self, out: &mut Vec<Action>) {
+        match self.phase.clone() {
+            Phase::Done | Phase::Suspended(_) => {}
+            Phase::Reveal(outcome) => self.finish(
+                outcome,
+                Verification::Missing("the connection closed before REVEAL".into()),
+                out,
+            ),
+            Phase::Play(turn) | Phase::Rejoining(turn, _) if self.agreed.resume => {
+                self.phase = Phase::Suspended(turn);
+                out.push(Action::Report(GameEvent::Suspended));
+            }
+            _ => self.end(
+                Ending::Disconnected("the connection closed mid-game".into()),
+                out,
+            ),
+        }
+    }
+
+    fn on_user_chat(&mut self, text: String, out: &mut Vec<Action>) {
+        if matches!(self.phase, Phase::Done | Phase::Suspended(_) | Phase::Rejoining(..)) {
+            out.push(Action::Report(GameEvent::Rejected("not connected".into())));
+            return;
+        }
+        let mut text: String = text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        while text.len() > MAX_CHAT {
+            text.pop();
+        }
+        out.push(Action::Send(Message::Chat(text.clone())));
+        out.push(Action::Report(GameEvent::Chat {
+            from: Side::Me,
+            text,
+        }));
+    }
+}
