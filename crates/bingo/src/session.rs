@@ -161,6 +161,8 @@ pub enum Event {
     Call(u16),
     /// The user sends a chat line.
     Chat(String),
+    /// The user leaves: the game ends unfinished with `ERROR`.
+    Quit,
 }
 
 /// What the session asks its driver to do, in order.
@@ -324,6 +326,7 @@ pub struct Session {
     peer_commit: Option<String>,
     phase: Phase,
     ending: Option<Ending>,
+    resumes: usize,
 }
 
 impl Session {
@@ -339,6 +342,7 @@ impl Session {
             peer_commit: None,
             phase: Phase::Hello,
             ending: None,
+            resumes: 0,
         }
     }
 
@@ -387,6 +391,16 @@ impl Session {
         self.ending.as_ref()
     }
 
+    /// The configured time limits.
+    pub fn limits(&self) -> &Limits {
+        &self.config.limits
+    }
+
+    /// How many times the game was resumed on a new connection.
+    pub fn resumes(&self) -> usize {
+        self.resumes
+    }
+
     /// How long to wait for the next line (or, suspended, for a reconnection)
     /// before feeding [`Event::IdleTimeout`].
     pub fn idle_limit(&self) -> Duration {
@@ -413,6 +427,7 @@ impl Session {
             Event::Closed => self.on_closed(&mut out),
             Event::Call(k) => self.on_user_call(k, &mut out),
             Event::Chat(text) => self.on_user_chat(text, &mut out),
+            Event::Quit => self.on_quit(&mut out),
         }
         out
     }
@@ -772,6 +787,7 @@ impl Session {
                     out.push(Action::Send(Message::Resume { id, seen: mine }));
                 }
                 out.extend(resend.map(Action::Send));
+                self.resumes += 1;
                 out.push(Action::Report(GameEvent::Resumed));
                 self.set_turn(turn, out);
             }
@@ -866,6 +882,20 @@ impl Session {
                 Ending::Disconnected("the connection closed mid-game".into()),
                 out,
             ),
+        }
+    }
+
+    fn on_quit(&mut self, out: &mut Vec<Action>) {
+        match self.phase.clone() {
+            Phase::Done => {}
+            // The result stands; only the check is given up.
+            Phase::Reveal(outcome) => self.finish(
+                outcome,
+                Verification::Missing("left before the other side's REVEAL".into()),
+                out,
+            ),
+            Phase::Suspended(_) => self.end(Ending::Disconnected("left while the connection was down".into()), out),
+            _ => self.violation("the player left the game".into(), out),
         }
     }
 
