@@ -46,14 +46,13 @@ pub async fn serve(
             CardChoice::Shuffled(seed) => CardChoice::Shuffled(seed.wrapping_add(number as u64 - 1)),
             given => given.clone(),
         };
-        let mut rng = rand::rng();
         let config = Config {
             role: bingo::Role::Host,
             settings: options.settings,
             card,
             extensions: options.extensions,
-            game_id: format!("{:016x}", rng.random::<u64>()),
-            salt: new_salt(&mut rng),
+            game_id: format!("{:016x}", rand::rng().random::<u64>()),
+            salt: new_salt(&mut rand::rng()),
             limits: options.limits,
         };
         let span = info_span!("game", number, id = %config.game_id);
