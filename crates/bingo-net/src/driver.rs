@@ -166,7 +166,11 @@ pub async fn drive(
 
 /// Feeds an event to a session that has no connection (the resume grace ran
 /// out) and passes on what it reports.
-pub(crate) fn feed_offline(session: &mut Session, event: Event, updates: &mpsc::UnboundedSender<Update>) {
+pub(crate) fn feed_offline(
+    session: &mut Session,
+    event: Event,
+    updates: &mpsc::UnboundedSender<Update>,
+) {
     report(session.handle(event), updates);
 }
 

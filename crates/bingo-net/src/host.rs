@@ -43,7 +43,9 @@ pub async fn serve(
     for number in 1..=options.games {
         let _ = updates.send(Update::NewGame(number));
         let card = match &options.card {
-            CardChoice::Shuffled(seed) => CardChoice::Shuffled(seed.wrapping_add(number as u64 - 1)),
+            CardChoice::Shuffled(seed) => {
+                CardChoice::Shuffled(seed.wrapping_add(number as u64 - 1))
+            }
             given => given.clone(),
         };
         let config = Config {

@@ -390,7 +390,10 @@ mod tests {
         assert_eq!(card.to_string(), CARD);
         assert_eq!(card.to_wire(), "1,2,3,4,5,6,7,8,9");
         assert_eq!(Card::from_wire(3, &card.to_wire()).unwrap(), card);
-        assert_eq!(Card::parse("  3 1\n\n2   4\n\n").unwrap().numbers(), [3, 1, 2, 4]);
+        assert_eq!(
+            Card::parse("  3 1\n\n2   4\n\n").unwrap().numbers(),
+            [3, 1, 2, 4]
+        );
     }
 
     #[test]

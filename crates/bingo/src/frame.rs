@@ -78,6 +78,9 @@ mod tests {
     #[test]
     fn invalid_utf8() {
         assert_eq!(next_line(b"CHAT \xff\n"), Err(FrameError::InvalidUtf8));
-        assert_eq!(next_line("CHAT 빙고\n".as_bytes()).unwrap().unwrap().0, "CHAT 빙고");
+        assert_eq!(
+            next_line("CHAT 빙고\n".as_bytes()).unwrap().unwrap().0,
+            "CHAT 빙고"
+        );
     }
 }

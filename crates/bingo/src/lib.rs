@@ -28,7 +28,7 @@ pub mod verify;
 pub use card::{Board, Card, CardError, Line};
 pub use message::{Answer, Extensions, Flag, Hello, Message, ParseError};
 pub use session::{
-    Action, CardChoice, Config, Ending, Event, GameEvent, GameResult, Limits, Outcome, Session, Side,
-    Verification,
+    Action, CardChoice, Config, Ending, Event, GameEvent, GameResult, Limits, Outcome, Session,
+    Side, Verification,
 };
 pub use settings::{Role, Settings, SettingsError};

@@ -405,7 +405,10 @@ mod tests {
         assert_eq!(round_trip("BINGO"), Message::Answer(Answer::Bingo));
         assert_eq!(round_trip("YIELD"), Message::Answer(Answer::Yield));
         assert_eq!(round_trip("TIE"), Message::Answer(Answer::Tie));
-        assert_eq!(round_trip("CHAT hi  there "), Message::Chat("hi  there ".into()));
+        assert_eq!(
+            round_trip("CHAT hi  there "),
+            Message::Chat("hi  there ".into())
+        );
         round_trip("ERROR number 99 is out of range");
         round_trip(&format!("COMMIT {}", "ab".repeat(32)));
         round_trip("REVEAL 00ff 1,2,3,4");
@@ -420,7 +423,10 @@ mod tests {
         else {
             panic!("not a hello")
         };
-        assert_eq!(hello.settings, Some(Settings::new(3, 1, Role::Guest).unwrap()));
+        assert_eq!(
+            hello.settings,
+            Some(Settings::new(3, 1, Role::Guest).unwrap())
+        );
         assert_eq!(hello.extensions, Extensions::default());
     }
 

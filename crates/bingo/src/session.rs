@@ -482,7 +482,10 @@ impl Session {
                     self.start_play(out);
                 }
                 other => self.violation(
-                    format!("expected COMMIT before the first call, got {}", other.keyword()),
+                    format!(
+                        "expected COMMIT before the first call, got {}",
+                        other.keyword()
+                    ),
                     out,
                 ),
             },
@@ -490,7 +493,9 @@ impl Session {
             Phase::Reveal(outcome) => {
                 let verification = match message {
                     Message::Reveal { salt, card } => self.check_reveal(&salt, &card),
-                    other => Verification::Missing(format!("sent {} instead of REVEAL", other.keyword())),
+                    other => {
+                        Verification::Missing(format!("sent {} instead of REVEAL", other.keyword()))
+                    }
                 };
                 self.finish(outcome, verification, out);
             }
@@ -508,7 +513,10 @@ impl Session {
             }
             Role::Guest => {
                 let Some(settings) = hello.settings else {
-                    return self.violation("the host's HELLO must give size, lines and first".into(), out);
+                    return self.violation(
+                        "the host's HELLO must give size, lines and first".into(),
+                        out,
+                    );
                 };
                 let mut agreed = offered.both(hello.extensions);
                 match hello.id {
@@ -593,24 +601,34 @@ impl Session {
                 out,
             ),
             (Message::Answer(answer), Turn::Verdict(k)) => match answer {
-                Answer::Yield => self.decide(GameResult::Win, Side::Me, k, Flag::Final, answer, out),
-                Answer::Tie => self.decide(GameResult::Draw, Side::Me, k, Flag::Final, answer, out),
-                Answer::Bingo => {
-                    self.violation(format!("BINGO does not answer FINAL {k}"), out)
+                Answer::Yield => {
+                    self.decide(GameResult::Win, Side::Me, k, Flag::Final, answer, out)
                 }
+                Answer::Tie => self.decide(GameResult::Draw, Side::Me, k, Flag::Final, answer, out),
+                Answer::Bingo => self.violation(format!("BINGO does not answer FINAL {k}"), out),
             },
-            (Message::Answer(Answer::Bingo), Turn::Theirs { pending: Some(k) }) => {
-                self.decide(GameResult::Loss, Side::Me, k, Flag::Call, Answer::Bingo, out)
-            }
+            (Message::Answer(Answer::Bingo), Turn::Theirs { pending: Some(k) }) => self.decide(
+                GameResult::Loss,
+                Side::Me,
+                k,
+                Flag::Call,
+                Answer::Bingo,
+                out,
+            ),
             (Message::Answer(answer), Turn::Theirs { pending: Some(k) }) => self.violation(
-                format!("{} answers FINAL, but my last call was CALL {k}", answer.keyword()),
+                format!(
+                    "{} answers FINAL, but my last call was CALL {k}",
+                    answer.keyword()
+                ),
                 out,
             ),
-            (Message::Answer(answer), _) => self.violation(
-                format!("{} with no call to answer", answer.keyword()),
+            (Message::Answer(answer), _) => {
+                self.violation(format!("{} with no call to answer", answer.keyword()), out)
+            }
+            (other, _) => self.violation(
+                format!("unexpected {} during the game", other.keyword()),
                 out,
             ),
-            (other, _) => self.violation(format!("unexpected {} during the game", other.keyword()), out),
         }
     }
 
@@ -627,7 +645,14 @@ impl Session {
         }
     }
 
-    fn answer(&mut self, result: GameResult, k: u16, flag: Flag, answer: Answer, out: &mut Vec<Action>) {
+    fn answer(
+        &mut self,
+        result: GameResult,
+        k: u16,
+        flag: Flag,
+        answer: Answer,
+        out: &mut Vec<Action>,
+    ) {
         out.push(Action::Send(Message::Answer(answer)));
         self.decide(result, Side::Peer, k, flag, answer, out);
     }
@@ -677,13 +702,21 @@ impl Session {
     /// Marks a call and reports it; returns whether this side now has bingo.
     fn record(&mut self, by: Role, k: u16, flag: Flag, out: &mut Vec<Action>) -> bool {
         self.called[usize::from(k)] = true;
-        self.transcript.calls.push(CallRecord { by, number: k, flag });
+        self.transcript.calls.push(CallRecord {
+            by,
+            number: k,
+            flag,
+        });
         let target = self.settings.map_or(usize::MAX, |s| s.lines());
         let board = self.board.as_mut().expect("play starts after the board");
         let new_lines = board.mark(k);
         let bingo = board.has_bingo(target);
         out.push(Action::Report(GameEvent::Called {
-            by: if by == self.config.role { Side::Me } else { Side::Peer },
+            by: if by == self.config.role {
+                Side::Me
+            } else {
+                Side::Peer
+            },
             number: k,
             flag,
             new_lines,
@@ -711,7 +744,12 @@ impl Session {
         };
         out.push(Action::Report(GameEvent::Decided(outcome)));
         if self.agreed.verify {
-            let card = self.board.as_ref().expect("decided after play").card().to_wire();
+            let card = self
+                .board
+                .as_ref()
+                .expect("decided after play")
+                .card()
+                .to_wire();
             out.push(Action::Send(Message::Reveal {
                 salt: self.config.salt.clone(),
                 card,
@@ -733,7 +771,13 @@ impl Session {
     }
 
     fn finish(&mut self, outcome: Outcome, verification: Verification, out: &mut Vec<Action>) {
-        self.end(Ending::Result { outcome, verification }, out);
+        self.end(
+            Ending::Result {
+                outcome,
+                verification,
+            },
+            out,
+        );
         out.push(Action::Close);
     }
 
@@ -772,7 +816,13 @@ impl Session {
                 let resend = if seen + 1 == mine {
                     match my_last(role) {
                         Some(message) => Some(message),
-                        None => return self.refuse_rejoin(turn, format!("cannot resume after {seen} calls"), out),
+                        None => {
+                            return self.refuse_rejoin(
+                                turn,
+                                format!("cannot resume after {seen} calls"),
+                                out,
+                            );
+                        }
                     }
                 } else if seen == mine || seen == mine + 1 {
                     None
@@ -791,9 +841,11 @@ impl Session {
                 out.push(Action::Report(GameEvent::Resumed));
                 self.set_turn(turn, out);
             }
-            (_, _, other) => {
-                self.refuse_rejoin(turn, format!("expected RESUME, got {}", other.keyword()), out)
-            }
+            (_, _, other) => self.refuse_rejoin(
+                turn,
+                format!("expected RESUME, got {}", other.keyword()),
+                out,
+            ),
         }
     }
 
@@ -813,9 +865,11 @@ impl Session {
     fn on_bad_line(&mut self, reason: String, out: &mut Vec<Action>) {
         match self.phase.clone() {
             Phase::Done | Phase::Suspended(_) => {}
-            Phase::Reveal(outcome) => {
-                self.finish(outcome, Verification::Missing(format!("bad REVEAL: {reason}")), out)
-            }
+            Phase::Reveal(outcome) => self.finish(
+                outcome,
+                Verification::Missing(format!("bad REVEAL: {reason}")),
+                out,
+            ),
             Phase::Rejoining(turn, _) => self.refuse_rejoin(turn, reason, out),
             _ => self.violation(reason, out),
         }
@@ -840,7 +894,13 @@ impl Session {
                 self.phase = Phase::Suspended(turn);
             }
             _ => {
-                self.end(Ending::Error { reason, sent: false }, out);
+                self.end(
+                    Ending::Error {
+                        reason,
+                        sent: false,
+                    },
+                    out,
+                );
                 out.push(Action::Close);
             }
         }
@@ -894,13 +954,19 @@ impl Session {
                 Verification::Missing("left before the other side's REVEAL".into()),
                 out,
             ),
-            Phase::Suspended(_) => self.end(Ending::Disconnected("left while the connection was down".into()), out),
+            Phase::Suspended(_) => self.end(
+                Ending::Disconnected("left while the connection was down".into()),
+                out,
+            ),
             _ => self.violation("the player left the game".into(), out),
         }
     }
 
     fn on_user_chat(&mut self, text: String, out: &mut Vec<Action>) {
-        if matches!(self.phase, Phase::Done | Phase::Suspended(_) | Phase::Rejoining(..)) {
+        if matches!(
+            self.phase,
+            Phase::Done | Phase::Suspended(_) | Phase::Rejoining(..)
+        ) {
             out.push(Action::Report(GameEvent::Rejected("not connected".into())));
             return;
         }

@@ -151,9 +151,6 @@ mod tests {
         );
         assert!(Settings::new(5, 13, Role::Host).is_err());
         assert!(Settings::new(5, 0, Role::Host).is_err());
-        assert_eq!(
-            Settings::default().to_string(),
-            "size=5 lines=5 first=host"
-        );
+        assert_eq!(Settings::default().to_string(), "size=5 lines=5 first=host");
     }
 }

@@ -205,13 +205,37 @@ mod tests {
     fn a_card_must_match_its_commitment() {
         let transcript = Transcript::default();
         let commit = commitment("aa", "1,2,3,4");
-        assert!(check(&settings(), Role::Guest, &commit, "aa", "1,2,3,4", &transcript).is_ok());
+        assert!(
+            check(
+                &settings(),
+                Role::Guest,
+                &commit,
+                "aa",
+                "1,2,3,4",
+                &transcript
+            )
+            .is_ok()
+        );
         assert_eq!(
-            check(&settings(), Role::Guest, &commit, "aa", "2,1,3,4", &transcript),
+            check(
+                &settings(),
+                Role::Guest,
+                &commit,
+                "aa",
+                "2,1,3,4",
+                &transcript
+            ),
             Err(Cheat::Commitment)
         );
         assert!(matches!(
-            check(&settings(), Role::Guest, &commit, "aa", "1,1,3,4", &transcript),
+            check(
+                &settings(),
+                Role::Guest,
+                &commit,
+                "aa",
+                "1,1,3,4",
+                &transcript
+            ),
             Err(Cheat::BadCard(_))
         ));
     }

@@ -35,7 +35,13 @@ struct Game {
 }
 
 impl Game {
-    fn new(settings: Settings, host_card: Card, guest_card: Card, ext: Extensions, seed: u64) -> Game {
+    fn new(
+        settings: Settings,
+        host_card: Card,
+        guest_card: Card,
+        ext: Extensions,
+        seed: u64,
+    ) -> Game {
         Game {
             host: Session::new(config(Role::Host, settings, host_card, ext)),
             guest: Session::new(config(Role::Guest, settings, guest_card, ext)),
@@ -96,7 +102,11 @@ impl Game {
     fn flags(&self) -> Vec<String> {
         self.wire
             .iter()
-            .filter(|(_, line)| !line.starts_with("HELLO") && !line.starts_with("COMMIT") && !line.starts_with("REVEAL"))
+            .filter(|(_, line)| {
+                !line.starts_with("HELLO")
+                    && !line.starts_with("COMMIT")
+                    && !line.starts_with("REVEAL")
+            })
             .map(|(role, line)| format!("{role}: {line}"))
             .collect()
     }
@@ -124,10 +134,21 @@ fn guest_wins_on_the_hosts_call() {
     // The guest's first row is 1 2 4.
     assert_eq!(
         game.flags(),
-        ["host: CALL 1", "guest: CALL 2", "host: CALL 4", "guest: BINGO"]
+        [
+            "host: CALL 1",
+            "guest: CALL 2",
+            "host: CALL 4",
+            "guest: BINGO"
+        ]
     );
-    assert_eq!(game.result(Role::Host), (GameResult::Loss, Verification::Verified));
-    assert_eq!(game.result(Role::Guest), (GameResult::Win, Verification::Verified));
+    assert_eq!(
+        game.result(Role::Host),
+        (GameResult::Loss, Verification::Verified)
+    );
+    assert_eq!(
+        game.result(Role::Guest),
+        (GameResult::Win, Verification::Verified)
+    );
 }
 
 #[test]
@@ -138,10 +159,23 @@ fn host_wins_with_final() {
     game.play(&mut script(&[1, 9, 2, 8, 3]));
     assert_eq!(
         game.flags(),
-        ["host: CALL 1", "guest: CALL 9", "host: CALL 2", "guest: CALL 8", "host: FINAL 3", "guest: YIELD"]
+        [
+            "host: CALL 1",
+            "guest: CALL 9",
+            "host: CALL 2",
+            "guest: CALL 8",
+            "host: FINAL 3",
+            "guest: YIELD"
+        ]
     );
-    assert_eq!(game.result(Role::Host), (GameResult::Win, Verification::Unverified));
-    assert_eq!(game.result(Role::Guest), (GameResult::Loss, Verification::Unverified));
+    assert_eq!(
+        game.result(Role::Host),
+        (GameResult::Win, Verification::Unverified)
+    );
+    assert_eq!(
+        game.result(Role::Guest),
+        (GameResult::Loss, Verification::Unverified)
+    );
 }
 
 #[test]
@@ -152,10 +186,23 @@ fn draw_on_one_call() {
     game.play(&mut script(&[1, 4, 2, 5, 3]));
     assert_eq!(
         game.flags(),
-        ["guest: CALL 1", "host: CALL 4", "guest: CALL 2", "host: CALL 5", "guest: FINAL 3", "host: TIE"]
+        [
+            "guest: CALL 1",
+            "host: CALL 4",
+            "guest: CALL 2",
+            "host: CALL 5",
+            "guest: FINAL 3",
+            "host: TIE"
+        ]
     );
-    assert_eq!(game.result(Role::Host), (GameResult::Draw, Verification::Verified));
-    assert_eq!(game.result(Role::Guest), (GameResult::Draw, Verification::Verified));
+    assert_eq!(
+        game.result(Role::Host),
+        (GameResult::Draw, Verification::Verified)
+    );
+    assert_eq!(
+        game.result(Role::Guest),
+        (GameResult::Draw, Verification::Verified)
+    );
 }
 
 #[test]
@@ -173,15 +220,30 @@ fn a_lying_guest_is_caught_by_verify() {
         }
     };
     feed(&mut host, Event::Connected, &mut lines);
-    feed(&mut host, Event::Line("HELLO bingo/1 verify resume".into()), &mut lines);
+    feed(
+        &mut host,
+        Event::Line("HELLO bingo/1 verify resume".into()),
+        &mut lines,
+    );
     let salt = "ab".repeat(16);
     let wire = card(OTHER).to_wire();
     let commit = bingo::verify::commitment(&salt, &wire);
-    feed(&mut host, Event::Line(format!("COMMIT {commit}")), &mut lines);
+    feed(
+        &mut host,
+        Event::Line(format!("COMMIT {commit}")),
+        &mut lines,
+    );
     feed(&mut host, Event::Call(1), &mut lines);
     feed(&mut host, Event::Line("BINGO".into()), &mut lines);
-    assert_eq!(lines.last().unwrap(), &format!("REVEAL {} {}", "0".repeat(32), card(ROWS).to_wire()));
-    feed(&mut host, Event::Line(format!("REVEAL {salt} {wire}")), &mut lines);
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("REVEAL {} {}", "0".repeat(32), card(ROWS).to_wire())
+    );
+    feed(
+        &mut host,
+        Event::Line(format!("REVEAL {salt} {wire}")),
+        &mut lines,
+    );
     let Some(Ending::Result {
         outcome,
         verification: Verification::Cheated(cheat),
@@ -213,12 +275,26 @@ fn thousands_of_random_games_give_the_right_result() {
     for size in 3..=7usize {
         for lines in 1..=2 * size + 2 {
             for _ in 0..60 {
-                let first = if rng.random() { Role::Host } else { Role::Guest };
+                let first = if rng.random() {
+                    Role::Host
+                } else {
+                    Role::Guest
+                };
                 let settings = Settings::new(size, lines, first).unwrap();
                 let host_card = Card::shuffled(size, &mut rng);
                 let guest_card = Card::shuffled(size, &mut rng);
-                let ext = if rng.random() { Extensions::ALL } else { Extensions::default() };
-                let mut game = Game::new(settings, host_card.clone(), guest_card.clone(), ext, rng.random());
+                let ext = if rng.random() {
+                    Extensions::ALL
+                } else {
+                    Extensions::default()
+                };
+                let mut game = Game::new(
+                    settings,
+                    host_card.clone(),
+                    guest_card.clone(),
+                    ext,
+                    rng.random(),
+                );
                 game.play(&mut |board, rng| auto::pick(board, rng).unwrap());
                 games += 1;
 
@@ -233,7 +309,11 @@ fn thousands_of_random_games_give_the_right_result() {
                             || has_bingo(&guest_card, &numbers[..i], lines)
                     })
                     .expect("someone reaches bingo");
-                assert_eq!(decisive, numbers.len(), "the game ends on the deciding call");
+                assert_eq!(
+                    decisive,
+                    numbers.len(),
+                    "the game ends on the deciding call"
+                );
                 let host_bingo = has_bingo(&host_card, &numbers, lines);
                 let guest_bingo = has_bingo(&guest_card, &numbers, lines);
                 let expected_host = match (host_bingo, guest_bingo) {
@@ -247,22 +327,34 @@ fn thousands_of_random_games_give_the_right_result() {
                     GameResult::Draw => GameResult::Draw,
                 };
                 draws += usize::from(expected_host == GameResult::Draw);
-                let verified = if ext.verify { Verification::Verified } else { Verification::Unverified };
+                let verified = if ext.verify {
+                    Verification::Verified
+                } else {
+                    Verification::Unverified
+                };
                 assert_eq!(game.result(Role::Host), (expected_host, verified.clone()));
                 assert_eq!(game.result(Role::Guest), (expected_guest, verified));
 
                 // Each flag is the one the table requires.
                 let last = calls.last().unwrap();
-                let caller_card = if last.by == Role::Host { &host_card } else { &guest_card };
+                let caller_card = if last.by == Role::Host {
+                    &host_card
+                } else {
+                    &guest_card
+                };
                 let caller_bingo = has_bingo(caller_card, &numbers, lines);
                 assert_eq!(last.flag == Flag::Final, caller_bingo);
                 for (i, call) in calls.iter().enumerate().take(calls.len() - 1) {
                     assert_eq!(call.flag, Flag::Call, "call {i} before the end");
                 }
-                let answer = game.wire.iter().rev().find_map(|(_, line)| match Message::parse(line) {
-                    Ok(Message::Answer(answer)) => Some(answer),
-                    _ => None,
-                });
+                let answer =
+                    game.wire
+                        .iter()
+                        .rev()
+                        .find_map(|(_, line)| match Message::parse(line) {
+                            Ok(Message::Answer(answer)) => Some(answer),
+                            _ => None,
+                        });
                 let receiver_bingo = host_bingo && guest_bingo || !caller_bingo;
                 let expected_answer = match (caller_bingo, receiver_bingo) {
                     (true, true) => Answer::Tie,

@@ -127,7 +127,8 @@ impl Common {
 }
 
 fn seconds(value: f64, flag: &str) -> Result<Duration> {
-    Duration::try_from_secs_f64(value).with_context(|| format!("{flag} must be a number of seconds"))
+    Duration::try_from_secs_f64(value)
+        .with_context(|| format!("{flag} must be a number of seconds"))
 }
 
 /// Runs `madang bingo`.
@@ -162,7 +163,8 @@ pub fn run(args: Args) -> Result<()> {
             Command::Host(_) => Role::Host,
             Command::Join(_) => Role::Guest,
         };
-        let mut game = runtime.spawn(async move { play(&args.command, seed, controller, updates).await });
+        let mut game =
+            runtime.spawn(async move { play(&args.command, seed, controller, updates).await });
         tui::run(role, updates_rx, input)?;
         // The UI sent Quit if a game was on and the game closes at once; a
         // host waiting for its next guest has nothing to finish.
@@ -200,7 +202,11 @@ async fn play(
             if let CardChoice::Given(card) = &card
                 && card.size() != settings.size()
             {
-                bail!("the card is {0}x{0} but --size is {1}", card.size(), settings.size());
+                bail!(
+                    "the card is {0}x{0} but --size is {1}",
+                    card.size(),
+                    settings.size()
+                );
             }
             let options = HostOptions {
                 settings,

@@ -36,7 +36,12 @@ fn card(text: &str) -> CardChoice {
     CardChoice::Given(Card::parse(text).unwrap())
 }
 
-fn options(settings: Settings, card: CardChoice, extensions: Extensions, limits: Limits) -> HostOptions {
+fn options(
+    settings: Settings,
+    card: CardChoice,
+    extensions: Extensions,
+    limits: Limits,
+) -> HostOptions {
     HostOptions {
         settings,
         card,
@@ -51,10 +56,7 @@ fn options(settings: Settings, card: CardChoice, extensions: Extensions, limits:
 async fn spawn_host(
     options: HostOptions,
     mut controller: Controller,
-) -> (
-    String,
-    tokio::task::JoinHandle<(Ending, Vec<Update>)>,
-) {
+) -> (String, tokio::task::JoinHandle<(Ending, Vec<Update>)>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let handle = tokio::spawn(async move {
@@ -79,9 +81,16 @@ async fn join(
     mut controller: Controller,
 ) -> (Ending, Vec<Update>) {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let ending = bingo_net::join(addr, card, extensions, Limits::default(), &mut controller, &tx)
-        .await
-        .unwrap();
+    let ending = bingo_net::join(
+        addr,
+        card,
+        extensions,
+        Limits::default(),
+        &mut controller,
+        &tx,
+    )
+    .await
+    .unwrap();
     drop(tx);
     let mut updates = Vec::new();
     while let Some(update) = rx.recv().await {
@@ -95,7 +104,9 @@ fn calls(updates: &[Update]) -> Vec<(Side, u16, Flag)> {
     updates
         .iter()
         .filter_map(|update| match update {
-            Update::Game(GameEvent::Called { by, number, flag, .. }) => Some((*by, *number, *flag)),
+            Update::Game(GameEvent::Called {
+                by, number, flag, ..
+            }) => Some((*by, *number, *flag)),
             _ => None,
         })
         .collect()
@@ -124,11 +135,24 @@ async fn scripted(
     host_order: &[u16],
     guest_order: &[u16],
 ) -> (Ending, Ending, Vec<(Side, u16, Flag)>) {
-    let opts = options(settings, card(host_card), Extensions::ALL, Limits::default());
+    let opts = options(
+        settings,
+        card(host_card),
+        Extensions::ALL,
+        Limits::default(),
+    );
     let (addr, host) = spawn_host(opts, script(host_order)).await;
-    let (guest_ending, _) = timeout(LIMIT, join(&addr, card(guest_card), Extensions::ALL, script(guest_order)))
-        .await
-        .unwrap();
+    let (guest_ending, _) = timeout(
+        LIMIT,
+        join(
+            &addr,
+            card(guest_card),
+            Extensions::ALL,
+            script(guest_order),
+        ),
+    )
+    .await
+    .unwrap();
     let (host_ending, host_updates) = timeout(LIMIT, host).await.unwrap().unwrap();
     (host_ending, guest_ending, calls(&host_updates))
 }
@@ -139,10 +163,20 @@ async fn figure_5_the_guest_wins_on_the_hosts_call() {
     let (host, guest, calls) = scripted(settings, ROWS, OTHER, &[1, 4, 9], &[2, 8]).await;
     assert_eq!(
         calls,
-        [(Side::Me, 1, Flag::Call), (Side::Peer, 2, Flag::Call), (Side::Me, 4, Flag::Call)]
+        [
+            (Side::Me, 1, Flag::Call),
+            (Side::Peer, 2, Flag::Call),
+            (Side::Me, 4, Flag::Call)
+        ]
     );
-    assert_eq!(result(&host), (GameResult::Loss, 4, &Verification::Verified));
-    assert_eq!(result(&guest), (GameResult::Win, 4, &Verification::Verified));
+    assert_eq!(
+        result(&host),
+        (GameResult::Loss, 4, &Verification::Verified)
+    );
+    assert_eq!(
+        result(&guest),
+        (GameResult::Win, 4, &Verification::Verified)
+    );
 }
 
 #[tokio::test]
@@ -152,7 +186,10 @@ async fn figure_6_the_host_wins_with_final_and_yield() {
     assert_eq!(calls.last(), Some(&(Side::Me, 3, Flag::Final)));
     assert_eq!(calls.len(), 5, "CALL passes the turn until then: {calls:?}");
     assert_eq!(result(&host), (GameResult::Win, 3, &Verification::Verified));
-    assert_eq!(result(&guest), (GameResult::Loss, 3, &Verification::Verified));
+    assert_eq!(
+        result(&guest),
+        (GameResult::Loss, 3, &Verification::Verified)
+    );
 }
 
 #[tokio::test]
@@ -160,8 +197,14 @@ async fn figure_7_a_draw_on_one_call() {
     let settings = Settings::new(3, 1, Role::Guest).unwrap();
     let (host, guest, calls) = scripted(settings, ROWS, ROWS, &[4, 5], &[1, 2, 3]).await;
     assert_eq!(calls.last(), Some(&(Side::Peer, 3, Flag::Final)));
-    assert_eq!(result(&host), (GameResult::Draw, 3, &Verification::Verified));
-    assert_eq!(result(&guest), (GameResult::Draw, 3, &Verification::Verified));
+    assert_eq!(
+        result(&host),
+        (GameResult::Draw, 3, &Verification::Verified)
+    );
+    assert_eq!(
+        result(&guest),
+        (GameResult::Draw, 3, &Verification::Verified)
+    );
 }
 
 #[tokio::test]
@@ -203,7 +246,10 @@ impl RawPeer {
 
     async fn line(&mut self) -> String {
         let mut line = String::new();
-        timeout(LIMIT, self.reader.read_line(&mut line)).await.unwrap().unwrap();
+        timeout(LIMIT, self.reader.read_line(&mut line))
+            .await
+            .unwrap()
+            .unwrap();
         assert!(line.ends_with('\n'), "a whole line, got {line:?}");
         line.trim_end().to_owned()
     }
@@ -222,8 +268,15 @@ impl RawPeer {
     /// side closes too.
     async fn expect_close(mut self) {
         let mut rest = Vec::new();
-        timeout(LIMIT, self.reader.read_to_end(&mut rest)).await.unwrap().unwrap();
-        assert!(rest.is_empty(), "nothing after ERROR: {:?}", String::from_utf8_lossy(&rest));
+        timeout(LIMIT, self.reader.read_to_end(&mut rest))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            rest.is_empty(),
+            "nothing after ERROR: {:?}",
+            String::from_utf8_lossy(&rest)
+        );
     }
 }
 
@@ -241,7 +294,11 @@ async fn violation(first: Role, limits: Limits, greet: &str, bytes: &[u8], reaso
     let settings = Settings::new(5, 5, first).unwrap();
     let rows = "1 2 3 4 5\n6 7 8 9 10\n11 12 13 14 15\n16 17 18 19 20\n21 22 23 24 25";
     let (person, _keep) = idle_person();
-    let (addr, host) = spawn_host(options(settings, card(rows), Extensions::default(), limits), person).await;
+    let (addr, host) = spawn_host(
+        options(settings, card(rows), Extensions::default(), limits),
+        person,
+    )
+    .await;
     let mut peer = RawPeer::connect(&addr).await;
     let hello = peer.line().await;
     assert_eq!(hello, format!("HELLO bingo/1 {settings}"));
@@ -261,15 +318,41 @@ const GREET: &str = "HELLO bingo/1\n";
 
 #[tokio::test]
 async fn out_of_range_number() {
-    violation(Role::Guest, Limits::default(), GREET, b"CALL 26\n", "out of range").await;
-    violation(Role::Guest, Limits::default(), GREET, b"CALL 0\n", "out of range").await;
-    violation(Role::Guest, Limits::default(), GREET, b"CALL 70000\n", "out of range").await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        GREET,
+        b"CALL 26\n",
+        "out of range",
+    )
+    .await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        GREET,
+        b"CALL 0\n",
+        "out of range",
+    )
+    .await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        GREET,
+        b"CALL 70000\n",
+        "out of range",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn repeated_number() {
     let settings = Settings::new(5, 5, Role::Guest).unwrap();
-    let opts = options(settings, CardChoice::Shuffled(1), Extensions::default(), Limits::default());
+    let opts = options(
+        settings,
+        CardChoice::Shuffled(1),
+        Extensions::default(),
+        Limits::default(),
+    );
     let (addr, host) = spawn_host(opts, script(&[2, 3, 4])).await;
     let mut peer = RawPeer::connect(&addr).await;
     peer.line().await;
@@ -293,28 +376,61 @@ async fn malformed_numbers() {
         ("FINAL 5 6\n", "too many fields"),
     ];
     for (line, reason) in cases {
-        violation(Role::Guest, Limits::default(), GREET, line.as_bytes(), reason).await;
+        violation(
+            Role::Guest,
+            Limits::default(),
+            GREET,
+            line.as_bytes(),
+            reason,
+        )
+        .await;
     }
 }
 
 #[tokio::test]
 async fn call_out_of_turn() {
-    violation(Role::Host, Limits::default(), GREET, b"CALL 5\n", "out of turn").await;
-    violation(Role::Host, Limits::default(), GREET, b"FINAL 5\n", "out of turn").await;
+    violation(
+        Role::Host,
+        Limits::default(),
+        GREET,
+        b"CALL 5\n",
+        "out of turn",
+    )
+    .await;
+    violation(
+        Role::Host,
+        Limits::default(),
+        GREET,
+        b"FINAL 5\n",
+        "out of turn",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn answer_with_nothing_to_answer() {
     for answer in ["BINGO", "YIELD", "TIE"] {
         let line = format!("{answer}\n");
-        violation(Role::Guest, Limits::default(), GREET, line.as_bytes(), "no call to answer").await;
+        violation(
+            Role::Guest,
+            Limits::default(),
+            GREET,
+            line.as_bytes(),
+            "no call to answer",
+        )
+        .await;
     }
 }
 
 #[tokio::test]
 async fn yield_does_not_answer_call() {
     let settings = Settings::new(5, 5, Role::Host).unwrap();
-    let opts = options(settings, CardChoice::Shuffled(1), Extensions::default(), Limits::default());
+    let opts = options(
+        settings,
+        CardChoice::Shuffled(1),
+        Extensions::default(),
+        Limits::default(),
+    );
     let (addr, host) = spawn_host(opts, script(&[7])).await;
     let mut peer = RawPeer::connect(&addr).await;
     peer.line().await;
@@ -323,13 +439,30 @@ async fn yield_does_not_answer_call() {
     peer.send(b"YIELD\n").await;
     assert!(peer.line().await.contains("YIELD answers FINAL"));
     peer.expect_close().await;
-    assert!(matches!(host.await.unwrap().0, Ending::Error { sent: true, .. }));
+    assert!(matches!(
+        host.await.unwrap().0,
+        Ending::Error { sent: true, .. }
+    ));
 }
 
 #[tokio::test]
 async fn unknown_keyword() {
-    violation(Role::Guest, Limits::default(), GREET, b"PASS\n", "unknown keyword").await;
-    violation(Role::Guest, Limits::default(), GREET, b"call 5\n", "unknown keyword").await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        GREET,
+        b"PASS\n",
+        "unknown keyword",
+    )
+    .await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        GREET,
+        b"call 5\n",
+        "unknown keyword",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -337,16 +470,35 @@ async fn over_long_lines() {
     let mut with_end = b"CHAT ".to_vec();
     with_end.extend([b'x'; 1100]);
     with_end.push(b'\n');
-    violation(Role::Guest, Limits::default(), GREET, &with_end, "longer than 1024").await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        GREET,
+        &with_end,
+        "longer than 1024",
+    )
+    .await;
     // No line end at all: the host must not wait for one.
-    violation(Role::Guest, Limits::default(), GREET, &[b'x'; 1025], "longer than 1024").await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        GREET,
+        &[b'x'; 1025],
+        "longer than 1024",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_line_of_exactly_1024_bytes_is_fine() {
     let settings = Settings::new(5, 5, Role::Guest).unwrap();
     let (person, _keep) = idle_person();
-    let opts = options(settings, CardChoice::Shuffled(1), Extensions::default(), Limits::default());
+    let opts = options(
+        settings,
+        CardChoice::Shuffled(1),
+        Extensions::default(),
+        Limits::default(),
+    );
     let (addr, host) = spawn_host(opts, person).await;
     let mut peer = RawPeer::connect(&addr).await;
     peer.line().await;
@@ -357,18 +509,43 @@ async fn a_line_of_exactly_1024_bytes_is_fine() {
     peer.send(&chat).await;
     assert!(peer.line().await.contains("unknown keyword \"PASS\""));
     let (_, updates) = host.await.unwrap();
-    assert!(updates.iter().any(|u| matches!(u, Update::Game(GameEvent::Chat { text, .. }) if text.len() == 1019)));
+    assert!(
+        updates
+            .iter()
+            .any(|u| matches!(u, Update::Game(GameEvent::Chat { text, .. }) if text.len() == 1019))
+    );
 }
 
 #[tokio::test]
 async fn invalid_utf8() {
-    violation(Role::Guest, Limits::default(), GREET, b"CHAT \xff\xfe\n", "UTF-8").await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        GREET,
+        b"CHAT \xff\xfe\n",
+        "UTF-8",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn wrong_version() {
-    violation(Role::Guest, Limits::default(), "HELLO bingo/2\n", b"", "unsupported version").await;
-    violation(Role::Guest, Limits::default(), "CALL 1\n", b"", "expected HELLO").await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        "HELLO bingo/2\n",
+        b"",
+        "unsupported version",
+    )
+    .await;
+    violation(
+        Role::Guest,
+        Limits::default(),
+        "CALL 1\n",
+        b"",
+        "expected HELLO",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -387,7 +564,12 @@ async fn silence_past_the_idle_limit() {
 async fn an_error_from_the_peer_ends_the_game() {
     let settings = Settings::new(5, 5, Role::Guest).unwrap();
     let (person, _keep) = idle_person();
-    let opts = options(settings, CardChoice::Shuffled(1), Extensions::default(), Limits::default());
+    let opts = options(
+        settings,
+        CardChoice::Shuffled(1),
+        Extensions::default(),
+        Limits::default(),
+    );
     let (addr, host) = spawn_host(opts, person).await;
     let mut peer = RawPeer::connect(&addr).await;
     peer.line().await;
@@ -407,13 +589,19 @@ async fn an_error_from_the_peer_ends_the_game() {
 /// is a line, so the second call always gives both sides bingo.
 async fn verify_game(commit_to: &str, steps: &[&str], reveal: &str) -> Ending {
     let settings = Settings::new(2, 1, Role::Guest).unwrap();
-    let opts = options(settings, card("1 2\n3 4"), Extensions::ALL, Limits::default());
+    let opts = options(
+        settings,
+        card("1 2\n3 4"),
+        Extensions::ALL,
+        Limits::default(),
+    );
     let (addr, host) = spawn_host(opts, script(&[2, 3, 4])).await;
     let mut peer = RawPeer::connect(&addr).await;
     assert!(peer.line().await.ends_with("verify resume"));
     let salt = "5a".repeat(16);
     let commit = commitment(&salt, commit_to);
-    peer.send(format!("HELLO bingo/1 verify\nCOMMIT {commit}\n").as_bytes()).await;
+    peer.send(format!("HELLO bingo/1 verify\nCOMMIT {commit}\n").as_bytes())
+        .await;
     assert!(peer.line().await.starts_with("COMMIT "));
     for step in steps {
         if let Some(expected) = step.strip_prefix("< ") {
@@ -423,7 +611,8 @@ async fn verify_game(commit_to: &str, steps: &[&str], reveal: &str) -> Ending {
         }
     }
     peer.until("REVEAL").await;
-    peer.send(format!("REVEAL {salt} {reveal}\n").as_bytes()).await;
+    peer.send(format!("REVEAL {salt} {reveal}\n").as_bytes())
+        .await;
     peer.expect_close().await;
     timeout(LIMIT, host).await.unwrap().unwrap().0
 }
@@ -431,7 +620,10 @@ async fn verify_game(commit_to: &str, steps: &[&str], reveal: &str) -> Ending {
 #[tokio::test]
 async fn verify_accepts_an_honest_peer() {
     let ending = verify_game("4,3,2,1", &["CALL 1", "< FINAL 2", "TIE"], "4,3,2,1").await;
-    assert_eq!(result(&ending), (GameResult::Draw, 2, &Verification::Verified));
+    assert_eq!(
+        result(&ending),
+        (GameResult::Draw, 2, &Verification::Verified)
+    );
 }
 
 #[tokio::test]
@@ -464,7 +656,9 @@ async fn cutting_proxy(target: String, cut_after: usize) -> String {
     tokio::spawn(async move {
         let mut first = true;
         loop {
-            let Ok((guest, _)) = listener.accept().await else { return };
+            let Ok((guest, _)) = listener.accept().await else {
+                return;
+            };
             let host = TcpStream::connect(&target).await.unwrap();
             let (guest_read, mut guest_write) = guest.into_split();
             let (host_read, mut host_write) = host.into_split();
@@ -501,9 +695,21 @@ async fn cutting_proxy(target: String, cut_after: usize) -> String {
     addr
 }
 
-async fn auto_game(cut_after: Option<usize>) -> (Ending, Ending, Vec<(Side, u16, Flag)>, Vec<(Side, u16, Flag)>) {
+async fn auto_game(
+    cut_after: Option<usize>,
+) -> (
+    Ending,
+    Ending,
+    Vec<(Side, u16, Flag)>,
+    Vec<(Side, u16, Flag)>,
+) {
     let settings = Settings::new(5, 5, Role::Host).unwrap();
-    let opts = options(settings, CardChoice::Shuffled(11), Extensions::ALL, Limits::default());
+    let opts = options(
+        settings,
+        CardChoice::Shuffled(11),
+        Extensions::ALL,
+        Limits::default(),
+    );
     let (addr, host) = spawn_host(opts, Controller::auto(1)).await;
     let addr = match cut_after {
         Some(n) => cutting_proxy(addr, n).await,
@@ -511,7 +717,12 @@ async fn auto_game(cut_after: Option<usize>) -> (Ending, Ending, Vec<(Side, u16,
     };
     let (guest_ending, guest_updates) = timeout(
         LIMIT,
-        join(&addr, CardChoice::Shuffled(22), Extensions::ALL, Controller::auto(2)),
+        join(
+            &addr,
+            CardChoice::Shuffled(22),
+            Extensions::ALL,
+            Controller::auto(2),
+        ),
     )
     .await
     .unwrap();
@@ -520,7 +731,12 @@ async fn auto_game(cut_after: Option<usize>) -> (Ending, Ending, Vec<(Side, u16,
         assert!(host_updates.contains(&Update::Game(GameEvent::Resumed)));
         assert!(guest_updates.contains(&Update::Reconnecting));
     }
-    (host_ending, guest_ending, calls(&host_updates), calls(&guest_updates))
+    (
+        host_ending,
+        guest_ending,
+        calls(&host_updates),
+        calls(&guest_updates),
+    )
 }
 
 #[tokio::test]

@@ -52,7 +52,11 @@ fn describe(update: &Update) -> Vec<String> {
             new_lines,
             completed,
         } => {
-            let mut line = format!("{}: {} {number} (my lines: {completed})", who(*by), flag.keyword());
+            let mut line = format!(
+                "{}: {} {number} (my lines: {completed})",
+                who(*by),
+                flag.keyword()
+            );
             for done in new_lines {
                 line.push_str(&format!(" +{done}"));
             }

@@ -4,7 +4,9 @@
 //! never touches the terminal. [`render`] draws it, so tests can draw a view
 //! on ratatui's `TestBackend` and read the screen.
 
-use bingo::{Board, Ending, Extensions, Flag, GameEvent, GameResult, Outcome, Role, Settings, Side};
+use bingo::{
+    Board, Ending, Extensions, Flag, GameEvent, GameResult, Outcome, Role, Settings, Side,
+};
 use bingo_net::{Input, Update};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
@@ -239,18 +241,16 @@ impl View {
                 self.mode = Mode::Chat;
                 self.input.clear();
             }
-            KeyCode::Char(d) if d.is_ascii_digit() => {
-                if self.input.len() < 3 {
-                    self.input.push(d);
-                }
-            }
+            KeyCode::Char(d) if d.is_ascii_digit() && self.input.len() < 3 => self.input.push(d),
             KeyCode::Backspace => {
                 self.input.pop();
             }
             KeyCode::Up | KeyCode::Char('k') => self.cursor.0 = self.cursor.0.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => self.cursor.0 = (self.cursor.0 + 1).min(size - 1),
             KeyCode::Left | KeyCode::Char('h') => self.cursor.1 = self.cursor.1.saturating_sub(1),
-            KeyCode::Right | KeyCode::Char('l') => self.cursor.1 = (self.cursor.1 + 1).min(size - 1),
+            KeyCode::Right | KeyCode::Char('l') => {
+                self.cursor.1 = (self.cursor.1 + 1).min(size - 1)
+            }
             KeyCode::Enter | KeyCode::Char(' ') => return self.enter(),
             _ => {}
         }
@@ -292,12 +292,14 @@ pub fn render(frame: &mut Frame, view: &View) {
     .areas(frame.area());
     frame.render_widget(Paragraph::new(title_line(view)), title);
 
-    let card_width = view.settings.map_or(24, |s| card_width(s.size()) as u16 + 2).max(26);
+    let card_width = view
+        .settings
+        .map_or(24, |s| card_width(s.size()) as u16 + 2)
+        .max(26);
     let [left, right] =
         Layout::horizontal([Constraint::Length(card_width), Constraint::Min(16)]).areas(middle);
     render_card(frame, view, left);
-    let [status, chat] =
-        Layout::vertical([Constraint::Length(8), Constraint::Min(3)]).areas(right);
+    let [status, chat] = Layout::vertical([Constraint::Length(8), Constraint::Min(3)]).areas(right);
     render_status(frame, view, status);
     render_chat(frame, view, chat);
     render_input(frame, view, input);
@@ -333,7 +335,11 @@ fn title_line(view: &View) -> Line<'static> {
 /// Characters per cell: a cursor mark, the number, a space (no mark above
 /// 9x9 so that 15x15 fits in 80 columns).
 fn cell_width(size: usize) -> usize {
-    if size >= 10 { 4 } else { 4.min(2 + (size * size).to_string().len()) }
+    if size >= 10 {
+        4
+    } else {
+        4.min(2 + (size * size).to_string().len())
+    }
 }
 
 fn card_width(size: usize) -> usize {
@@ -343,7 +349,10 @@ fn card_width(size: usize) -> usize {
 fn render_card(frame: &mut Frame, view: &View, area: Rect) {
     let block = Block::bordered().title(" your card ");
     let Some(board) = &view.board else {
-        frame.render_widget(Paragraph::new("waiting for the other player...").block(block), area);
+        frame.render_widget(
+            Paragraph::new("waiting for the other player...").block(block),
+            area,
+        );
         return;
     };
     let size = board.card().size();
@@ -367,7 +376,10 @@ fn render_card(frame: &mut Frame, view: &View, area: Rect) {
                 style = style.bg(Color::Green).fg(Color::Black);
             }
             if done.iter().any(|line| line.contains(size, row, col)) {
-                style = style.bg(Color::Yellow).fg(Color::Black).add_modifier(Modifier::BOLD);
+                style = style
+                    .bg(Color::Yellow)
+                    .fg(Color::Black)
+                    .add_modifier(Modifier::BOLD);
             }
             if cursor {
                 style = style.add_modifier(Modifier::UNDERLINED | Modifier::BOLD);
@@ -398,7 +410,11 @@ fn render_status(frame: &mut Frame, view: &View, area: Rect) {
             GameResult::Draw => ("DRAW", Color::Yellow),
         };
         lines.push(Line::from(Span::styled(text, bold.fg(color))));
-        let caller = if outcome.caller == Side::Me { "your" } else { "their" };
+        let caller = if outcome.caller == Side::Me {
+            "your"
+        } else {
+            "their"
+        };
         lines.push(Line::from(format!(
             "on {caller} {} {}, answered {}",
             outcome.flag.keyword(),
@@ -411,7 +427,10 @@ fn render_status(frame: &mut Frame, view: &View, area: Rect) {
         };
         lines.push(Line::from(check));
     } else if let Some(ending) = &view.ending {
-        lines.push(Line::from(Span::styled("GAME ABANDONED", bold.fg(Color::Red))));
+        lines.push(Line::from(Span::styled(
+            "GAME ABANDONED",
+            bold.fg(Color::Red),
+        )));
         lines.push(Line::from(ending.to_string()));
     } else {
         let turn = match view.turn {
@@ -423,7 +442,10 @@ fn render_status(frame: &mut Frame, view: &View, area: Rect) {
     }
     if let Some((by, number, flag)) = view.last_call {
         let who = if by == Side::Me { "you" } else { "they" };
-        lines.push(Line::from(format!("last call: {who} {} {number}", flag.keyword())));
+        lines.push(Line::from(format!(
+            "last call: {who} {} {number}",
+            flag.keyword()
+        )));
     }
     if let Some(settings) = view.settings {
         lines.push(Line::from(format!(
@@ -556,10 +578,16 @@ mod tests {
         view.apply(Update::Game(GameEvent::Turn(Side::Me)));
         let buffer = screen(&view);
         let screen_text = text(&buffer);
-        assert!(screen_text.contains("5x5 · 5 lines to win"), "{screen_text}");
+        assert!(
+            screen_text.contains("5x5 · 5 lines to win"),
+            "{screen_text}"
+        );
         assert!(screen_text.contains("lines 1 / 5"), "{screen_text}");
         assert!(screen_text.contains("YOUR TURN"), "{screen_text}");
-        assert!(screen_text.contains("last call: they CALL 13"), "{screen_text}");
+        assert!(
+            screen_text.contains("last call: they CALL 13"),
+            "{screen_text}"
+        );
         assert!(screen_text.contains("calls: 6 of 25"), "{screen_text}");
         // The first row is a completed line: yellow. 13 is marked: green.
         // 7 is neither.
@@ -582,11 +610,17 @@ mod tests {
         view.key(key(KeyCode::Char('1')));
         view.key(key(KeyCode::Char('7')));
         assert!(text(&screen(&view)).contains("> 17_"));
-        assert_eq!(view.key(key(KeyCode::Enter)), Command::Send(Input::Call(17)));
+        assert_eq!(
+            view.key(key(KeyCode::Enter)),
+            Command::Send(Input::Call(17))
+        );
         assert_eq!(view.cursor, (3, 1), "the cursor follows the typed number");
         view.key(key(KeyCode::Right));
         view.key(key(KeyCode::Down));
-        assert_eq!(view.key(key(KeyCode::Enter)), Command::Send(Input::Call(23)));
+        assert_eq!(
+            view.key(key(KeyCode::Enter)),
+            Command::Send(Input::Call(23))
+        );
         for _ in 0..10 {
             view.key(key(KeyCode::Down));
         }
@@ -631,7 +665,10 @@ mod tests {
         })));
         let screen_text = text(&screen(&view));
         assert!(screen_text.contains("YOU LOSE"), "{screen_text}");
-        assert!(screen_text.contains("on your CALL 4, answered BINGO"), "{screen_text}");
+        assert!(
+            screen_text.contains("on your CALL 4, answered BINGO"),
+            "{screen_text}"
+        );
         assert!(screen_text.contains("verified"), "{screen_text}");
         assert_eq!(view.key(key(KeyCode::Char('q'))), Command::Quit);
     }
