@@ -9,6 +9,8 @@
 //! What a person sees (or what `--auto` prints) is up to the caller: every
 //! step is sent to it as an [`Update`].
 
+#![warn(missing_docs)]
+
 pub mod codec;
 pub mod connection;
 pub mod driver;

@@ -17,6 +17,8 @@
 //! Sockets and timers live elsewhere (`bingo-net`): this crate only turns
 //! events into actions.
 
+#![warn(missing_docs)]
+
 pub mod auto;
 pub mod card;
 pub mod frame;
