@@ -41,7 +41,9 @@ pub async fn join(
     let stream = TcpStream::connect(addr).await?;
     let span = info_span!("game", host = addr);
     async {
-        drive(&mut session, Connection::new(stream), controller, updates).await;
+        drive(&mut session, Connection::new(stream), controller, updates)
+            .instrument(info_span!("connection", attempt = 0))
+            .await;
         while session.is_suspended() {
             let _ = updates.send(Update::Reconnecting);
             let deadline = Instant::now() + limits.resume_grace;
@@ -54,7 +56,9 @@ pub async fn join(
                 match TcpStream::connect(addr).await {
                     Ok(stream) => {
                         info!("reconnected");
-                        drive(&mut session, Connection::new(stream), controller, updates).await;
+                        drive(&mut session, Connection::new(stream), controller, updates)
+                            .instrument(info_span!("connection", attempt = resumes + 1))
+                            .await;
                         if !session.is_suspended() || session.resumes() != resumes {
                             break;
                         }
