@@ -7,7 +7,7 @@ use bingo::{Action, Board, Event, GameEvent, Session};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use tokio::sync::mpsc;
-use tokio::time::{Instant, sleep_until};
+use tokio::time::{Instant, sleep_until, timeout};
 use tracing::{debug, info};
 
 use crate::connection::{Connection, Received};
@@ -96,8 +96,9 @@ pub async fn drive(
 ) {
     let _ = updates.send(Update::Connected(conn.peer()));
     let mut pending = session.handle(Event::Connected);
+    // Silence is counted from the last line heard or the last call made.
+    let mut quiet_since = Instant::now();
     loop {
-        let mut deadline = Instant::now() + session.idle_limit();
         // Carry out the actions, feeding back write failures as a close.
         while !pending.is_empty() {
             let mut next = Vec::new();
@@ -105,7 +106,10 @@ pub async fn drive(
                 match action {
                     Action::Send(message) => {
                         debug!(line = %message, "send");
-                        if conn.send(&message).await.is_err() {
+                        // A peer that stops reading must not stall us past
+                        // the time we would wait for it to speak.
+                        let sent = timeout(session.idle_limit(), conn.send(&message)).await;
+                        if !matches!(sent, Ok(Ok(()))) {
                             next.extend(session.handle(Event::Closed));
                         }
                     }
@@ -121,7 +125,6 @@ pub async fn drive(
                 }
             }
             pending = next;
-            deadline = Instant::now() + session.idle_limit();
         }
         if session.ending().is_some() || session.is_suspended() {
             return;
@@ -132,9 +135,14 @@ pub async fn drive(
             let board = session.board().expect("a turn comes after the board");
             if let Some(k) = chooser.choose(board) {
                 pending = session.handle(Event::Call(k));
+                quiet_since = Instant::now();
                 continue;
             }
         }
+        let deadline = quiet_since + session.idle_limit();
+        // On this side's turn the other side has nothing to say; its own
+        // timer guards against this side going quiet.
+        let waiting = !session.is_my_turn();
         let event = tokio::select! {
             received = conn.receive() => match received {
                 Received::Line(line) => {
@@ -147,13 +155,16 @@ pub async fn drive(
                     Event::Closed
                 }
             },
-            () = sleep_until(deadline) => Event::IdleTimeout,
+            () = sleep_until(deadline), if waiting => Event::IdleTimeout,
             input = person_input(controller) => match input {
                 Some(Input::Call(k)) => Event::Call(k),
                 Some(Input::Chat(text)) => Event::Chat(text),
                 Some(Input::Quit) | None => Event::Quit,
             },
         };
+        if matches!(event, Event::Line(_) | Event::BadFrame(_) | Event::Call(_)) {
+            quiet_since = Instant::now();
+        }
         let closed = event == Event::Closed;
         pending = session.handle(event);
         if closed && !pending.contains(&Action::Close) {

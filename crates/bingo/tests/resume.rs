@@ -126,7 +126,10 @@ fn a_suspended_host_turns_away_other_connections() {
     for intruder in ["HELLO bingo/1", "RESUME other-game 0", "RESUME game-1 7"] {
         host.handle(Event::Connected);
         let actions = host.handle(Event::Line(intruder.into()));
-        assert!(lines(&actions)[0].starts_with("ERROR"), "{intruder}: {actions:?}");
+        assert!(
+            lines(&actions)[0].starts_with("ERROR"),
+            "{intruder}: {actions:?}"
+        );
         assert!(actions.contains(&Action::Close));
         assert!(host.is_suspended(), "the game still waits after {intruder}");
     }

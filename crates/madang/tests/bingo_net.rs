@@ -508,6 +508,7 @@ async fn a_line_of_exactly_1024_bytes_is_fine() {
     peer.send(GREET.as_bytes()).await;
     peer.send(&chat).await;
     assert!(peer.line().await.contains("unknown keyword \"PASS\""));
+    peer.expect_close().await;
     let (_, updates) = host.await.unwrap();
     assert!(
         updates
