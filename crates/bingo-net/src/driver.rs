@@ -84,6 +84,8 @@ pub enum Update {
     Reconnecting,
     /// Something happened in the game.
     Game(GameEvent),
+    /// The network side gave up (could not listen, connect...).
+    Failed(String),
 }
 
 /// Runs `session` on `conn` until the connection closes: the game ended, or

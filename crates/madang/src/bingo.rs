@@ -163,12 +163,23 @@ pub fn run(args: Args) -> Result<()> {
             Command::Host(_) => Role::Host,
             Command::Join(_) => Role::Guest,
         };
-        let mut game =
-            runtime.spawn(async move { play(&args.command, seed, controller, updates).await });
-        tui::run(role, updates_rx, input)?;
-        // The UI sent Quit if a game was on and the game closes at once; a
-        // host waiting for its next guest has nothing to finish.
-        match runtime.block_on(tokio::time::timeout(Duration::from_secs(3), &mut game)) {
+        let mut game = runtime.spawn(async move {
+            let endings = play(&args.command, seed, controller, updates.clone()).await;
+            if let Err(error) = &endings {
+                let _ = updates.send(Update::Failed(format!("{error:#}")));
+            }
+            endings
+        });
+        let playing = tui::run(role, updates_rx, input)?;
+        // The UI sent Quit: a game under way ends with ERROR at once; a host
+        // waiting for a guest has nothing to finish.
+        let grace = if playing || game.is_finished() {
+            Duration::from_secs(3)
+        } else {
+            Duration::ZERO
+        };
+        let joined = runtime.block_on(async { tokio::time::timeout(grace, &mut game).await });
+        match joined {
             Ok(joined) => joined.context("the game task failed")??,
             Err(_) => {
                 game.abort();

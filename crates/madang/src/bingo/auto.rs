@@ -29,6 +29,7 @@ fn describe(update: &Update) -> Vec<String> {
         Update::Connected(Some(addr)) => return vec![format!("connected: {addr}")],
         Update::Connected(None) => return vec!["connected".into()],
         Update::Reconnecting => return vec!["reconnecting".into()],
+        Update::Failed(error) => return vec![format!("failed: {error}")],
         Update::Game(event) => event,
     };
     match game {

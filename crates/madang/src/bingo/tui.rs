@@ -15,11 +15,12 @@ use super::view::{self, Command, View};
 const TICK: Duration = Duration::from_millis(50);
 
 /// Runs the UI until the player leaves; restores the terminal on the way out.
+/// Returns whether a game was still going on (it is being closed).
 pub fn run(
     role: Role,
     updates: mpsc::UnboundedReceiver<Update>,
     input: mpsc::UnboundedSender<Input>,
-) -> Result<()> {
+) -> Result<bool> {
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
     let result = event_loop(&mut terminal, View::new(role), updates, input);
     ratatui::restore();
@@ -31,7 +32,7 @@ fn event_loop(
     mut view: View,
     mut updates: mpsc::UnboundedReceiver<Update>,
     input: mpsc::UnboundedSender<Input>,
-) -> Result<()> {
+) -> Result<bool> {
     loop {
         loop {
             match updates.try_recv() {
@@ -58,7 +59,7 @@ fn event_loop(
                 }
                 Command::Quit => {
                     let _ = input.send(Input::Quit);
-                    return Ok(());
+                    return Ok(view.is_playing());
                 }
             }
         }

@@ -55,7 +55,7 @@ pub struct View {
     settings: Option<Settings>,
     extensions: Extensions,
     board: Option<Board>,
-    calls: usize,
+    calls: Vec<u16>,
     turn: Option<Side>,
     last_call: Option<(Side, u16, Flag)>,
     cursor: (usize, usize),
@@ -77,7 +77,7 @@ impl View {
             settings: None,
             extensions: Extensions::default(),
             board: None,
-            calls: 0,
+            calls: Vec::new(),
             turn: None,
             last_call: None,
             cursor: (0, 0),
@@ -129,6 +129,7 @@ impl View {
             Update::Connected(Some(addr)) => self.notice(format!("connected: {addr}")),
             Update::Connected(None) => self.notice("connected"),
             Update::Reconnecting => self.notice("connection lost: reconnecting"),
+            Update::Failed(error) => self.notice(format!("error: {error}")),
             Update::Game(event) => self.apply_game(event),
         }
     }
@@ -151,7 +152,7 @@ impl View {
                 if let Some(board) = &mut self.board {
                     board.mark(number);
                 }
-                self.calls += 1;
+                self.calls.push(number);
                 self.last_call = Some((by, number, flag));
             }
             GameEvent::Chat { from, text } => {
@@ -176,6 +177,11 @@ impl View {
                 self.ending = Some(ending);
             }
         }
+    }
+
+    /// Whether a game is under way (started and not over).
+    pub fn is_playing(&self) -> bool {
+        self.board.is_some() && !self.is_over()
     }
 
     fn is_over(&self) -> bool {
@@ -365,11 +371,13 @@ fn render_card(frame: &mut Frame, view: &View, area: Rect) {
         for col in 0..size {
             let number = board.card().at(row, col);
             let cursor = view.cursor == (row, col) && view.turn == Some(Side::Me);
+            // Marks in text as well as colour, for monochrome terminals.
+            let called = if board.is_marked(row, col) { '*' } else { ' ' };
             let text = if width > digits + 1 {
                 let mark = if cursor { '>' } else { ' ' };
-                format!("{mark}{number:>digits$} ")
+                format!("{mark}{number:>digits$}{called}")
             } else {
-                format!("{number:>digits$} ")
+                format!("{number:>digits$}{called}")
             };
             let mut style = Style::new();
             if board.is_marked(row, col) {
@@ -450,7 +458,7 @@ fn render_status(frame: &mut Frame, view: &View, area: Rect) {
     if let Some(settings) = view.settings {
         lines.push(Line::from(format!(
             "calls: {} of {}",
-            view.calls,
+            view.calls.len(),
             settings.max_number()
         )));
         let ext = view.extensions.names().join(", ");
@@ -458,6 +466,10 @@ fn render_status(frame: &mut Frame, view: &View, area: Rect) {
             "extensions: {}",
             if ext.is_empty() { "none" } else { &ext }
         )));
+    }
+    if !view.calls.is_empty() {
+        let called: Vec<String> = view.calls.iter().map(u16::to_string).collect();
+        lines.push(Line::from(format!("called: {}", called.join(" "))));
     }
     frame.render_widget(
         Paragraph::new(lines)
@@ -591,15 +603,19 @@ mod tests {
         assert!(screen_text.contains("calls: 6 of 25"), "{screen_text}");
         // The first row is a completed line: yellow. 13 is marked: green.
         // 7 is neither.
-        let (x, y) = find(&buffer, " 3 ");
+        let (x, y) = find(&buffer, " 3*");
         assert_eq!(buffer[(x + 1, y)].bg, Color::Yellow);
-        let (x, y) = find(&buffer, "12  13");
+        let (x, y) = find(&buffer, "12  13*");
         assert_eq!(buffer[(x + 4, y)].bg, Color::Green);
         assert_eq!(buffer[(x, y)].bg, Color::Reset);
+        assert!(
+            screen_text.contains("called: 1 2 3 4 5 13"),
+            "{screen_text}"
+        );
         let (x, y) = find(&buffer, " 7 ");
         assert_eq!(buffer[(x + 1, y)].bg, Color::Reset);
         // The cursor starts on the first cell.
-        assert!(screen_text.contains("> 1"), "{screen_text}");
+        assert!(screen_text.contains("> 1*"), "{screen_text}");
     }
 
     #[test]
