@@ -10,7 +10,9 @@
 //! - [`settings`]: the game's agreed size, line target and first caller;
 //! - [`message`]: the text lines of the protocol, parsed into typed messages;
 //! - [`frame`]: cutting a byte stream into lines of at most 1024 bytes;
-//! - [`session`]: the protocol of one side as a sans-IO state machine;
+//! - [`session`]: the protocol of one side as a sans-IO state machine, with
+//!   its [`config`], its inputs and outputs ([`event`]) and how a game turns
+//!   out ([`outcome`]);
 //! - [`verify`]: the commit-and-reveal extension that checks every flag;
 //! - [`auto`]: the automatic player's choice of number.
 //!
@@ -21,8 +23,11 @@
 
 pub mod auto;
 pub mod card;
+pub mod config;
+pub mod event;
 pub mod frame;
 pub mod message;
+pub mod outcome;
 pub mod session;
 pub mod settings;
 pub mod verify;
