@@ -2,6 +2,8 @@
 //! paper's figures, and thousands of random auto-vs-auto games whose results
 //! are checked against a computation from both cards.
 
+use std::collections::VecDeque;
+
 use bingo::card::Card;
 use bingo::message::{Answer, Extensions, Flag, Message};
 use bingo::session::{
@@ -60,20 +62,20 @@ impl Game {
     /// Feeds `event` to `role` and delivers everything that follows, with
     /// each side calling a number chosen by `pick` whenever it has the turn.
     fn run(&mut self, role: Role, event: Event, pick: &mut dyn FnMut(&Board, &mut StdRng) -> u16) {
-        let mut queue = vec![(role, event)];
-        while let Some((role, event)) = queue.pop() {
+        let mut queue = VecDeque::from([(role, event)]);
+        while let Some((role, event)) = queue.pop_front() {
             let actions = self.session(role).handle(event);
             for action in actions {
                 match action {
                     Action::Send(message) => {
                         let line = message.to_string();
                         self.wire.push((role, line.clone()));
-                        queue.insert(0, (role.other(), Event::Line(line)));
+                        queue.push_back((role.other(), Event::Line(line)));
                     }
                     Action::Report(GameEvent::Turn(Side::Me)) => {
                         let board = self.session(role).board().unwrap().clone();
                         let k = pick(&board, &mut self.rng);
-                        queue.insert(0, (role, Event::Call(k)));
+                        queue.push_back((role, Event::Call(k)));
                     }
                     _ => {}
                 }
@@ -274,7 +276,7 @@ fn thousands_of_random_games_give_the_right_result() {
     let mut games = 0;
     for size in 3..=7usize {
         for lines in 1..=2 * size + 2 {
-            for _ in 0..60 {
+            for _ in 0..45 {
                 let first = if rng.random() {
                     Role::Host
                 } else {
@@ -365,6 +367,6 @@ fn thousands_of_random_games_give_the_right_result() {
             }
         }
     }
-    assert!(games > 3000, "{games} games");
+    assert!(games > 2500, "{games} games");
     assert!(draws > 0, "draws must come up");
 }
