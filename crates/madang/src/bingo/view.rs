@@ -699,6 +699,16 @@ mod tests {
     }
 
     #[test]
+    fn a_tiny_terminal_does_not_break_the_ui() {
+        let mut view = View::new(Role::Host);
+        started(&mut view, 15, 32);
+        for (width, height) in [(1, 1), (20, 5), (40, 12)] {
+            let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+            terminal.draw(|frame| render(frame, &view)).unwrap();
+        }
+    }
+
+    #[test]
     fn a_15x15_card_fits_in_80_columns() {
         let mut view = View::new(Role::Host);
         started(&mut view, 15, 32);
