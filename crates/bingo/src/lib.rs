@@ -14,7 +14,8 @@
 //!   its [`config`], its inputs and outputs ([`event`]) and how a game turns
 //!   out ([`outcome`]);
 //! - [`verify`]: the commit-and-reveal extension that checks every flag;
-//! - [`auto`]: the automatic player's choice of number.
+//! - [`auto`]: the automatic player's choice of number;
+//! - [`local`]: two sessions playing each other in memory.
 //!
 //! Sockets and timers live elsewhere (`bingo-net`): this crate only turns
 //! events into actions.
@@ -26,6 +27,7 @@ pub mod card;
 pub mod config;
 pub mod event;
 pub mod frame;
+pub mod local;
 pub mod message;
 pub mod outcome;
 pub mod session;

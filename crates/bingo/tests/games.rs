@@ -2,16 +2,13 @@
 //! paper's figures, and thousands of random auto-vs-auto games whose results
 //! are checked against a computation from both cards.
 
-use std::collections::VecDeque;
-
 use bingo::card::Card;
 use bingo::message::{Answer, Extensions, Flag, Message};
 use bingo::session::{
-    Action, CardChoice, Config, Ending, Event, GameEvent, GameResult, Limits, Session, Side,
-    Verification,
+    Action, CardChoice, Config, Ending, Event, GameResult, Limits, Session, Verification,
 };
 use bingo::settings::{Role, Settings};
-use bingo::{Board, auto};
+use bingo::{Board, auto, local};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -52,39 +49,13 @@ impl Game {
         }
     }
 
-    fn session(&mut self, role: Role) -> &mut Session {
-        match role {
-            Role::Host => &mut self.host,
-            Role::Guest => &mut self.guest,
-        }
-    }
-
-    /// Feeds `event` to `role` and delivers everything that follows, with
-    /// each side calling a number chosen by `pick` whenever it has the turn.
-    fn run(&mut self, role: Role, event: Event, pick: &mut dyn FnMut(&Board, &mut StdRng) -> u16) {
-        let mut queue = VecDeque::from([(role, event)]);
-        while let Some((role, event)) = queue.pop_front() {
-            let actions = self.session(role).handle(event);
-            for action in actions {
-                match action {
-                    Action::Send(message) => {
-                        let line = message.to_string();
-                        self.wire.push((role, line.clone()));
-                        queue.push_back((role.other(), Event::Line(line)));
-                    }
-                    Action::Report(GameEvent::Turn(Side::Me)) => {
-                        let board = self.session(role).board().unwrap().clone();
-                        let k = pick(&board, &mut self.rng);
-                        queue.push_back((role, Event::Call(k)));
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-
+    /// Plays the game to its end, each side calling the number `pick`
+    /// chooses from its board.
     fn play(&mut self, pick: &mut dyn FnMut(&Board, &mut StdRng) -> u16) {
-        self.run(Role::Host, Event::Connected, pick);
+        let rng = &mut self.rng;
+        self.wire = local::play(&mut self.host, &mut self.guest, |_, board| {
+            Some(pick(board, rng))
+        });
     }
 
     fn result(&self, role: Role) -> (GameResult, Verification) {
