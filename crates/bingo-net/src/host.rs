@@ -72,10 +72,13 @@ async fn play_one(
     controller: &mut Controller,
     updates: &mpsc::UnboundedSender<Update>,
 ) -> io::Result<Ending> {
-    let (stream, peer) = listener.accept().await?;
-    drive(&mut session, Connection::new(stream), controller, updates)
-        .instrument(info_span!("connection", %peer))
-        .await;
+    // A connection that closes before the guest's HELLO is no game.
+    while session.settings().is_none() && session.ending().is_none() {
+        let (stream, peer) = listener.accept().await?;
+        drive(&mut session, Connection::new(stream), controller, updates)
+            .instrument(info_span!("connection", %peer))
+            .await;
+    }
     while session.is_suspended() {
         let deadline = Instant::now() + session.limits().resume_grace;
         info!("waiting for the guest to resume");

@@ -678,6 +678,9 @@ impl Session {
     fn on_closed(&mut self, out: &mut Vec<Action>) {
         match self.phase.clone() {
             Phase::Done | Phase::Suspended(_) => {}
+            // Someone connected and left without a word (a port probe): no
+            // game has started, so the host waits for the next connection.
+            Phase::Hello if self.config.role == Role::Host => {}
             Phase::Reveal(outcome) => self.finish(
                 outcome,
                 Verification::Missing("the connection closed before REVEAL".into()),

@@ -760,3 +760,23 @@ async fn resume_after_a_cut_gives_the_same_game() {
         assert_eq!(cut_guest, guest);
     }
 }
+
+#[tokio::test]
+async fn a_connection_that_leaves_before_hello_is_not_a_game() {
+    let settings = Settings::new(3, 1, Role::Host).unwrap();
+    let opts = options(settings, card(ROWS), Extensions::ALL, Limits::default());
+    let (addr, host) = spawn_host(opts, script(&[1, 4, 9])).await;
+    // A probe: connect, read the HELLO, leave.
+    let mut probe = RawPeer::connect(&addr).await;
+    assert!(probe.line().await.starts_with("HELLO bingo/1"));
+    drop(probe);
+    let (guest, _) = timeout(
+        LIMIT,
+        join(&addr, card(OTHER), Extensions::ALL, script(&[2, 8])),
+    )
+    .await
+    .unwrap();
+    let (host, _) = timeout(LIMIT, host).await.unwrap().unwrap();
+    assert_eq!(result(&host).0, GameResult::Loss);
+    assert_eq!(result(&guest).0, GameResult::Win);
+}

@@ -305,7 +305,8 @@ pub fn render(frame: &mut Frame, view: &View) {
     let [left, right] =
         Layout::horizontal([Constraint::Length(card_width), Constraint::Min(16)]).areas(middle);
     render_card(frame, view, left);
-    let [status, chat] = Layout::vertical([Constraint::Length(10), Constraint::Min(3)]).areas(right);
+    let [status, chat] =
+        Layout::vertical([Constraint::Length(10), Constraint::Min(3)]).areas(right);
     render_status(frame, view, status);
     render_chat(frame, view, chat);
     render_input(frame, view, input);
