@@ -2,18 +2,23 @@
 //! game for the guest to resume.
 
 use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
 
 use bingo::session::{CardChoice, Config, Limits};
 use bingo::verify::new_salt;
 use bingo::{Ending, Event, Extensions, Session, Settings};
 use rand::Rng;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
-use tokio::time::{Instant, timeout_at};
-use tracing::{Instrument, info, info_span};
+use tokio::time::{Instant, sleep, timeout_at};
+use tracing::{Instrument, info, info_span, warn};
 
 use crate::connection::Connection;
 use crate::driver::{Controller, Update, drive, feed_offline};
+
+/// The pause after a failed accept.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 
 /// What the host offers.
 #[derive(Debug, Clone)]
@@ -60,7 +65,7 @@ pub async fn serve(
         let span = info_span!("game", number, id = %config.game_id);
         let ending = play_one(listener, Session::new(config), controller, updates)
             .instrument(span)
-            .await?;
+            .await;
         endings.push(ending);
     }
     Ok(endings)
@@ -71,10 +76,10 @@ async fn play_one(
     mut session: Session,
     controller: &mut Controller,
     updates: &mpsc::UnboundedSender<Update>,
-) -> io::Result<Ending> {
+) -> Ending {
     // A connection that closes before the guest's HELLO is no game.
     while session.settings().is_none() && session.ending().is_none() {
-        let (stream, peer) = listener.accept().await?;
+        let (stream, peer) = accept(listener).await;
         drive(&mut session, Connection::new(stream), controller, updates)
             .instrument(info_span!("connection", %peer))
             .await;
@@ -84,8 +89,8 @@ async fn play_one(
         info!("waiting for the guest to resume");
         let resumes = session.resumes();
         loop {
-            match timeout_at(deadline, listener.accept()).await {
-                Ok(Ok((stream, peer))) => {
+            match timeout_at(deadline, accept(listener)).await {
+                Ok((stream, peer)) => {
                     drive(&mut session, Connection::new(stream), controller, updates)
                         .instrument(info_span!("connection", %peer))
                         .await;
@@ -94,7 +99,6 @@ async fn play_one(
                         break;
                     }
                 }
-                Ok(Err(error)) => return Err(error),
                 Err(_) => {
                     feed_offline(&mut session, Event::IdleTimeout, updates);
                     break;
@@ -102,8 +106,23 @@ async fn play_one(
             }
         }
     }
-    Ok(session
+    session
         .ending()
         .cloned()
-        .unwrap_or_else(|| Ending::Disconnected("the game did not finish".into())))
+        .unwrap_or_else(|| Ending::Disconnected("the game did not finish".into()))
+}
+
+/// The next connection. Accept errors (a connection reset before it was
+/// accepted, too many open files) concern one connection, not the host: wait
+/// a moment and go on.
+async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
+    loop {
+        match listener.accept().await {
+            Ok(accepted) => return accepted,
+            Err(error) => {
+                warn!(%error, "accept failed");
+                sleep(ACCEPT_RETRY).await;
+            }
+        }
+    }
 }
