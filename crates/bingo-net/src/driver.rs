@@ -104,9 +104,10 @@ pub async fn drive(
         // Carry out the actions, feeding back write failures as a close.
         while !pending.is_empty() {
             let mut next = Vec::new();
+            let mut close = false;
             for action in pending {
                 match action {
-                    Action::Send(message) => {
+                    Action::Send(message) if !close => {
                         debug!(line = %message, "send");
                         // A peer that stops reading must not stall us past
                         // the time we would wait for it to speak.
@@ -115,16 +116,17 @@ pub async fn drive(
                             next.extend(session.handle(Event::Closed));
                         }
                     }
+                    Action::Send(_) => {}
                     Action::Report(event) => {
                         let _ = updates.send(Update::Game(event));
                     }
-                    Action::Close => {
-                        // Report anything still queued before waiting on the close.
-                        report(next, updates);
-                        conn.close(session.limits().close).await;
-                        return;
-                    }
+                    Action::Close => close = true,
                 }
+            }
+            if close {
+                report(next, updates);
+                conn.close(session.limits().close).await;
+                return;
             }
             pending = next;
         }

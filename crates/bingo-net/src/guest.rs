@@ -18,7 +18,8 @@ use crate::driver::{Controller, Update, drive, feed_offline};
 const RETRY: Duration = Duration::from_millis(250);
 
 /// Joins the game at `addr` and plays it to the end, reconnecting to resume
-/// it (when agreed) for up to `limits.resume_grace` after a drop.
+/// it (when agreed) for up to `limits.resume_grace` after a drop (only
+/// `limits.close` once the result is known and only the REVEALs are missing).
 pub async fn join(
     addr: &str,
     card: CardChoice,
@@ -46,7 +47,7 @@ pub async fn join(
             .await;
         while session.is_suspended() {
             let _ = updates.send(Update::Reconnecting);
-            let deadline = Instant::now() + limits.resume_grace;
+            let deadline = Instant::now() + session.idle_limit();
             let resumes = session.resumes();
             loop {
                 if Instant::now() >= deadline {

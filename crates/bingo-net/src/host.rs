@@ -85,7 +85,7 @@ async fn play_one(
             .await;
     }
     while session.is_suspended() {
-        let deadline = Instant::now() + session.limits().resume_grace;
+        let deadline = Instant::now() + session.idle_limit();
         info!("waiting for the guest to resume");
         let resumes = session.resumes();
         loop {

@@ -36,6 +36,15 @@ enum Turn {
     Verdict(u16),
 }
 
+/// The phase a suspended game goes back to once resumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resumable {
+    /// Calling numbers.
+    Play(Turn),
+    /// The result is known; the REVEALs may have been lost.
+    Reveal(Outcome),
+}
+
 /// Where a rejoining connection is in the `resume` handshake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Rejoin {
@@ -55,10 +64,10 @@ enum Phase {
     Play(Turn),
     /// The result is known; waiting for the other side's REVEAL (verify).
     Reveal(Outcome),
-    /// The connection dropped mid-game; waiting for a new one (resume).
-    Suspended(Turn),
+    /// The connection dropped; waiting for a new one (resume).
+    Suspended(Resumable),
     /// A new connection is rejoining a suspended game.
-    Rejoining(Turn, Rejoin),
+    Rejoining(Resumable, Rejoin),
     /// Over; see [`Session::ending`].
     Done,
 }
@@ -158,7 +167,9 @@ impl Session {
             Phase::Hello | Phase::Commit | Phase::Rejoining(..) => limits.hello,
             Phase::Play(_) => limits.idle,
             Phase::Reveal(_) | Phase::Done => limits.close,
-            Phase::Suspended(_) => limits.resume_grace,
+            Phase::Suspended(Resumable::Play(_)) => limits.resume_grace,
+            // Only the check is at stake: wait no longer than for a REVEAL.
+            Phase::Suspended(Resumable::Reveal(_)) => limits.close,
         }
     }
 
@@ -184,13 +195,13 @@ impl Session {
     fn on_connected(&mut self, out: &mut Vec<Action>) {
         match (self.config.role, &self.phase) {
             (Role::Host, Phase::Hello) => out.push(Action::Send(self.host_hello())),
-            (Role::Host, Phase::Suspended(turn)) => {
-                let turn = *turn;
+            (Role::Host, Phase::Suspended(state)) => {
+                let state = *state;
                 out.push(Action::Send(self.host_hello()));
-                self.phase = Phase::Rejoining(turn, Rejoin::Resume);
+                self.phase = Phase::Rejoining(state, Rejoin::Resume);
             }
-            (Role::Guest, Phase::Suspended(turn)) => {
-                self.phase = Phase::Rejoining(*turn, Rejoin::Hello);
+            (Role::Guest, Phase::Suspended(state)) => {
+                self.phase = Phase::Rejoining(*state, Rejoin::Hello);
             }
             _ => {}
         }
@@ -248,7 +259,7 @@ impl Session {
                 };
                 self.finish(outcome, verification, out);
             }
-            Phase::Rejoining(turn, stage) => self.on_rejoin(turn, stage, message, out),
+            Phase::Rejoining(state, stage) => self.on_rejoin(state, stage, message, out),
             Phase::Suspended(_) | Phase::Done => {}
         }
     }
@@ -493,19 +504,19 @@ impl Session {
         };
         out.push(Action::Report(GameEvent::Decided(outcome)));
         if self.agreed.verify {
-            let card = self
-                .board
-                .as_ref()
-                .expect("decided after play")
-                .card()
-                .to_wire();
-            out.push(Action::Send(Message::Reveal {
-                salt: self.config.salt.clone(),
-                card,
-            }));
+            out.push(Action::Send(self.reveal()));
             self.phase = Phase::Reveal(outcome);
         } else {
             self.finish(outcome, Verification::Unverified, out);
+        }
+    }
+
+    /// This side's `REVEAL`.
+    fn reveal(&self) -> Message {
+        let board = self.board.as_ref().expect("revealed after play");
+        Message::Reveal {
+            salt: self.config.salt.clone(),
+            card: board.card().to_wire(),
         }
     }
 
@@ -536,51 +547,64 @@ impl Session {
         out.push(Action::Report(GameEvent::Ended(ending)));
     }
 
-    fn on_rejoin(&mut self, turn: Turn, stage: Rejoin, message: Message, out: &mut Vec<Action>) {
-        let mine = self.transcript.calls.len();
+    /// How many flag messages (calls and the answer) this side has recorded:
+    /// the count exchanged in `RESUME`.
+    fn flags_seen(&self) -> usize {
+        self.transcript.calls.len() + usize::from(self.transcript.answer.is_some())
+    }
+
+    /// The game's last flag message, if `by` sent it: the one message that
+    /// can have been lost in a drop.
+    fn last_flag_from(&self, by: Role) -> Option<Message> {
+        let last = self.transcript.calls.last()?;
+        match self.transcript.answer {
+            // The answer comes from the receiver of the last call.
+            Some(answer) => (last.by != by).then_some(Message::Answer(answer)),
+            None => (last.by == by).then_some(Message::Flag(last.flag, last.number)),
+        }
+    }
+
+    fn on_rejoin(
+        &mut self,
+        state: Resumable,
+        stage: Rejoin,
+        message: Message,
+        out: &mut Vec<Action>,
+    ) {
+        let mine = self.flags_seen();
         match (self.config.role, stage, message) {
             (Role::Guest, Rejoin::Hello, Message::Hello(hello)) => {
                 if hello.id.as_deref() != Some(self.config.game_id.as_str()) {
-                    return self.violation("the host no longer has this game".into(), out);
+                    // Another game: not ours to disturb with an ERROR.
+                    out.push(Action::Close);
+                    return self.give_up(state, "the host no longer has this game".into(), out);
                 }
                 out.push(Action::Send(Message::Resume {
                     id: self.config.game_id.clone(),
                     seen: mine,
                 }));
-                self.phase = Phase::Rejoining(turn, Rejoin::Resume);
+                self.phase = Phase::Rejoining(state, Rejoin::Resume);
             }
             (role, Rejoin::Resume, Message::Resume { id, seen }) => {
                 if id != self.config.game_id {
-                    return self.refuse_rejoin(turn, format!("no game {id} to resume"), out);
+                    return self.refuse_rejoin(state, format!("no game {id} to resume"), out);
                 }
-                // At most one call can be in flight: the last one, sent by
-                // the side that has one more.
-                let my_last = |by: Role| {
-                    self.transcript
-                        .calls
-                        .last()
-                        .filter(|call| call.by == by)
-                        .map(|call| Message::Flag(call.flag, call.number))
-                };
+                // Each flag waits for the one before it, so at most one can
+                // be in flight: the last, sent by the side that has one more.
                 let resend = if seen + 1 == mine {
-                    match my_last(role) {
+                    match self.last_flag_from(role) {
                         Some(message) => Some(message),
                         None => {
-                            return self.refuse_rejoin(
-                                turn,
-                                format!("cannot resume after {seen} calls"),
-                                out,
-                            );
+                            let reason = format!("cannot resume after {seen} flags");
+                            return self.refuse_rejoin(state, reason, out);
                         }
                     }
                 } else if seen == mine || seen == mine + 1 {
                     None
                 } else {
-                    return self.refuse_rejoin(
-                        turn,
-                        format!("cannot resume: {seen} calls seen, {mine} made"),
-                        out,
-                    );
+                    let reason =
+                        format!("cannot resume: {seen} flags seen, {mine} sent and received");
+                    return self.refuse_rejoin(state, reason, out);
                 };
                 if role == Role::Host {
                     out.push(Action::Send(Message::Resume { id, seen: mine }));
@@ -588,10 +612,17 @@ impl Session {
                 out.extend(resend.map(Action::Send));
                 self.resumes += 1;
                 out.push(Action::Report(GameEvent::Resumed));
-                self.set_turn(turn, out);
+                match state {
+                    Resumable::Play(turn) => self.set_turn(turn, out),
+                    Resumable::Reveal(outcome) => {
+                        // Ours may be lost; a second copy is ignored.
+                        out.push(Action::Send(self.reveal()));
+                        self.phase = Phase::Reveal(outcome);
+                    }
+                }
             }
             (_, _, other) => self.refuse_rejoin(
-                turn,
+                state,
                 format!("expected RESUME, got {}", other.keyword()),
                 out,
             ),
@@ -600,14 +631,30 @@ impl Session {
 
     /// A rejoining connection that does not resume the game: the host turns
     /// it away and keeps waiting; the guest gives up.
-    fn refuse_rejoin(&mut self, turn: Turn, reason: String, out: &mut Vec<Action>) {
+    fn refuse_rejoin(&mut self, state: Resumable, reason: String, out: &mut Vec<Action>) {
+        out.push(Action::Send(Message::Error(reason.clone())));
+        out.push(Action::Close);
         match self.config.role {
-            Role::Host => {
-                out.push(Action::Send(Message::Error(reason)));
-                out.push(Action::Close);
-                self.phase = Phase::Suspended(turn);
+            Role::Host => self.phase = Phase::Suspended(state),
+            Role::Guest => self.give_up(state, reason, out),
+        }
+    }
+
+    /// Ends a game that could not be resumed: unfinished, or finished but
+    /// not verified.
+    fn give_up(&mut self, state: Resumable, reason: String, out: &mut Vec<Action>) {
+        match state {
+            Resumable::Play(_) => self.end(Ending::Disconnected(reason), out),
+            Resumable::Reveal(outcome) => {
+                let verification = Verification::Missing(reason);
+                self.end(
+                    Ending::Result {
+                        outcome,
+                        verification,
+                    },
+                    out,
+                );
             }
-            Role::Guest => self.violation(reason, out),
         }
     }
 
@@ -619,7 +666,7 @@ impl Session {
                 Verification::Missing(format!("bad REVEAL: {reason}")),
                 out,
             ),
-            Phase::Rejoining(turn, _) => self.refuse_rejoin(turn, reason, out),
+            Phase::Rejoining(state, _) => self.refuse_rejoin(state, reason, out),
             _ => self.violation(reason, out),
         }
     }
@@ -638,9 +685,12 @@ impl Session {
                 Verification::Missing(format!("the other side reported: {reason}")),
                 out,
             ),
-            Phase::Rejoining(turn, _) if self.config.role == Role::Host => {
+            Phase::Rejoining(state, _) => {
                 out.push(Action::Close);
-                self.phase = Phase::Suspended(turn);
+                match self.config.role {
+                    Role::Host => self.phase = Phase::Suspended(state),
+                    Role::Guest => self.give_up(state, format!("the host reported: {reason}"), out),
+                }
             }
             _ => {
                 self.end(
@@ -664,12 +714,13 @@ impl Session {
                 Verification::Missing(format!("no REVEAL within {secs} s")),
                 out,
             ),
-            Phase::Suspended(_) => self.end(
-                Ending::Disconnected(format!("connection lost and not resumed within {secs} s")),
+            Phase::Suspended(state) => self.give_up(
+                state,
+                format!("connection lost and not resumed within {secs} s"),
                 out,
             ),
-            Phase::Rejoining(turn, _) => {
-                self.refuse_rejoin(turn, format!("no message for {secs} s"), out)
+            Phase::Rejoining(state, _) => {
+                self.refuse_rejoin(state, format!("no message for {secs} s"), out)
             }
             _ => self.violation(format!("no message for {secs} s"), out),
         }
@@ -681,20 +732,26 @@ impl Session {
             // Someone connected and left without a word (a port probe): no
             // game has started, so the host waits for the next connection.
             Phase::Hello if self.config.role == Role::Host => {}
+            Phase::Play(turn) if self.agreed.resume => self.suspend(Resumable::Play(turn), out),
+            Phase::Reveal(outcome) if self.agreed.resume => {
+                self.suspend(Resumable::Reveal(outcome), out)
+            }
+            Phase::Rejoining(state, _) => self.suspend(state, out),
             Phase::Reveal(outcome) => self.finish(
                 outcome,
                 Verification::Missing("the connection closed before REVEAL".into()),
                 out,
             ),
-            Phase::Play(turn) | Phase::Rejoining(turn, _) if self.agreed.resume => {
-                self.phase = Phase::Suspended(turn);
-                out.push(Action::Report(GameEvent::Suspended));
-            }
             _ => self.end(
                 Ending::Disconnected("the connection closed mid-game".into()),
                 out,
             ),
         }
+    }
+
+    fn suspend(&mut self, state: Resumable, out: &mut Vec<Action>) {
+        self.phase = Phase::Suspended(state);
+        out.push(Action::Report(GameEvent::Suspended));
     }
 
     fn on_quit(&mut self, out: &mut Vec<Action>) {
@@ -706,10 +763,9 @@ impl Session {
                 Verification::Missing("left before the other side's REVEAL".into()),
                 out,
             ),
-            Phase::Suspended(_) => self.end(
-                Ending::Disconnected("left while the connection was down".into()),
-                out,
-            ),
+            Phase::Suspended(state) => {
+                self.give_up(state, "left while the connection was down".into(), out)
+            }
             _ => self.violation("the player left the game".into(), out),
         }
     }

@@ -169,3 +169,76 @@ fn session_config() -> Config {
         limits: Limits::default(),
     }
 }
+
+/// Plays host 1, guest 4, host 2, then the guest's FINAL 3 (both cards have
+/// the row 1 2 3, so the host answers TIE). Returns the host's answer lines,
+/// not yet delivered.
+fn play_to_the_final_answer(host: &mut Session, guest: &mut Session) -> Vec<String> {
+    for (caller, k) in [(Role::Host, 1), (Role::Guest, 4), (Role::Host, 2)] {
+        let (from, to) = match caller {
+            Role::Host => (&mut *host, &mut *guest),
+            Role::Guest => (&mut *guest, &mut *host),
+        };
+        let call = lines(&from.handle(Event::Call(k)));
+        assert!(deliver(to, &call).is_empty());
+    }
+    let last = lines(&guest.handle(Event::Call(3)));
+    assert_eq!(last, ["FINAL 3"]);
+    let answer = deliver(host, &last);
+    assert_eq!(answer[0], "TIE");
+    assert!(answer[1].starts_with("REVEAL "));
+    answer
+}
+
+fn verified_draw(session: &Session) -> bool {
+    matches!(
+        session.ending(),
+        Some(Ending::Result { outcome, verification: bingo::Verification::Verified })
+            if outcome.result == bingo::GameResult::Draw
+    )
+}
+
+#[test]
+fn the_final_answer_was_lost() {
+    let (mut host, mut guest) = started();
+    play_to_the_final_answer(&mut host, &mut guest);
+    drop_connection(&mut host, &mut guest);
+    let (host_reply, guest_reply) = reconnect(&mut host, &mut guest);
+    assert_eq!(host_reply[..2], ["RESUME game-1 5", "TIE"]);
+    assert!(host_reply[2].starts_with("REVEAL "));
+    assert!(guest_reply[0].starts_with("REVEAL "));
+    deliver(&mut host, &guest_reply);
+    assert!(verified_draw(&host), "{:?}", host.ending());
+    assert!(verified_draw(&guest), "{:?}", guest.ending());
+}
+
+#[test]
+fn the_reveals_were_lost() {
+    let (mut host, mut guest) = started();
+    let answer = play_to_the_final_answer(&mut host, &mut guest);
+    let guest_reveal = deliver(&mut guest, &answer[..1]);
+    assert!(guest_reveal[0].starts_with("REVEAL "), "the guest decided");
+    drop_connection(&mut host, &mut guest);
+    let (host_reply, guest_reply) = reconnect(&mut host, &mut guest);
+    assert_eq!(host_reply[0], "RESUME game-1 5");
+    assert!(host_reply[1].starts_with("REVEAL "));
+    deliver(&mut host, &guest_reply);
+    assert!(verified_draw(&host), "{:?}", host.ending());
+    assert!(verified_draw(&guest), "{:?}", guest.ending());
+}
+
+#[test]
+fn a_guest_finds_another_game_and_leaves_it_alone() {
+    let (mut host, mut guest) = started();
+    drop_connection(&mut host, &mut guest);
+    guest.handle(Event::Connected);
+    let actions = guest.handle(Event::Line(
+        "HELLO bingo/1 size=3 lines=1 first=host id=game-2 verify resume".into(),
+    ));
+    assert!(
+        lines(&actions).is_empty(),
+        "no ERROR to the new game: {actions:?}"
+    );
+    assert!(actions.contains(&Action::Close));
+    assert!(matches!(guest.ending(), Some(Ending::Disconnected(_))));
+}

@@ -751,8 +751,17 @@ async fn resume_after_a_cut_gives_the_same_game() {
             .collect()
     };
     assert_eq!(mirror(&host_calls), guest_calls);
-    // Cut at several points: after HELLO and COMMIT, then mid-game.
-    for cut in [3, 4, 5, 7] {
+    // The host sends HELLO, COMMIT, its calls, its answer if the guest
+    // called last, and REVEAL.
+    let host_lines = 3
+        + host_calls
+            .iter()
+            .filter(|(by, _, _)| *by == Side::Me)
+            .count()
+        + usize::from(host_calls.last().unwrap().0 == Side::Peer);
+    // Cut early, mid-game, and just before the host's REVEAL, so that the
+    // last flag or the REVEALs are lost and must be sent again.
+    for cut in [3, 4, 5, 7, host_lines - 1] {
         let (cut_host, cut_guest, cut_host_calls, cut_guest_calls) = auto_game(Some(cut)).await;
         assert_eq!(cut_host_calls, host_calls, "cut after {cut} lines");
         assert_eq!(cut_guest_calls, guest_calls, "cut after {cut} lines");
