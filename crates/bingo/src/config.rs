@@ -53,7 +53,7 @@ pub struct Config {
     pub extensions: Extensions,
     /// The host's game id for `resume`.
     pub game_id: String,
-    /// The salt for `verify`'s commitment (hex; see [`verify::new_salt`]).
+    /// The salt for `verify`'s commitment (hex; see [`crate::verify::new_salt`]).
     pub salt: String,
     /// Timeouts.
     pub limits: Limits,

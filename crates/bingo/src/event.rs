@@ -16,7 +16,7 @@ pub enum Event {
     Line(String),
     /// The bytes that arrived do not make a valid line.
     BadFrame(FrameError),
-    /// Nothing arrived for [`Session::idle_limit`].
+    /// Nothing arrived for [`crate::Session::idle_limit`].
     IdleTimeout,
     /// The connection closed or failed.
     Closed,
