@@ -12,15 +12,7 @@ const MADANG: &str = env!("CARGO_BIN_EXE_madang");
 /// process, its address and the rest of its output.
 fn host(args: &[&str]) -> (Child, String, BufReader<std::process::ChildStdout>) {
     let mut child = Command::new(MADANG)
-        .args([
-            "bingo",
-            "host",
-            "--addr",
-            "127.0.0.1:0",
-            "--auto",
-            "--hello-limit",
-            "5",
-        ])
+        .args(["bingo", "host", "--addr", "127.0.0.1:0", "--auto"])
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -147,7 +139,7 @@ fn card_files_are_used_as_given() {
 
 #[test]
 fn a_violation_ends_the_game_with_an_error() {
-    let (mut child, addr, out) = host(&["--first", "guest"]);
+    let (mut child, addr, out) = host(&["--first", "guest", "--hello-limit", "5"]);
     let mut peer = TcpStream::connect(&addr).unwrap();
     peer.set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -169,5 +161,25 @@ fn a_violation_ends_the_game_with_an_error() {
     assert_eq!(
         lines.last().unwrap(),
         "result: error protocol violation: number 26 is out of range 1..25"
+    );
+}
+
+#[test]
+fn a_silent_guest_gets_an_error_after_the_hello_limit() {
+    let (mut child, addr, out) = host(&["--hello-limit", "0.3"]);
+    let peer = TcpStream::connect(&addr).unwrap();
+    peer.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut received = String::new();
+    BufReader::new(&peer).read_to_string(&mut received).unwrap();
+    let lines: Vec<&str> = received.lines().collect();
+    assert_eq!(lines.len(), 2, "{received}");
+    assert!(lines[0].starts_with("HELLO bingo/1 "));
+    assert_eq!(lines[1], "ERROR no message for 0.3 s");
+    drop(peer);
+    assert!(!child.wait().unwrap().success());
+    assert_eq!(
+        rest(out).last().unwrap(),
+        "result: error protocol violation: no message for 0.3 s"
     );
 }
