@@ -789,3 +789,60 @@ async fn a_connection_that_leaves_before_hello_is_not_a_game() {
     assert_eq!(result(&host).0, GameResult::Loss);
     assert_eq!(result(&guest).0, GameResult::Win);
 }
+
+/// A hand-driven host: accepts one guest, sends `script` lines, and checks
+/// that the guest answers `ERROR` with `reason` and ends its game with it.
+async fn guest_sees_violation(script_lines: &[&str], reason: &str) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (person, _keep) = idle_person();
+    let guest = tokio::spawn(async move {
+        join(
+            &addr,
+            CardChoice::Shuffled(1),
+            Extensions::default(),
+            person,
+        )
+        .await
+    });
+    let (stream, _) = listener.accept().await.unwrap();
+    let (read, writer) = stream.into_split();
+    let mut host = RawPeer {
+        reader: BufReader::new(read),
+        writer,
+    };
+    for line in script_lines {
+        if let Some(expected) = line.strip_prefix("< ") {
+            assert_eq!(host.line().await, expected);
+        } else {
+            host.send(format!("{line}\n").as_bytes()).await;
+        }
+    }
+    let error = host.until("ERROR").await;
+    assert!(error.contains(reason), "{error:?} should say {reason:?}");
+    host.expect_close().await;
+    let (ending, _) = timeout(LIMIT, guest).await.unwrap().unwrap();
+    assert!(
+        matches!(&ending, Ending::Error { reason: r, sent: true } if r.contains(reason)),
+        "{ending:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_guest_refuses_a_bad_host() {
+    let hello = "HELLO bingo/1 size=3 lines=2 first=host";
+    guest_sees_violation(
+        &["HELLO bingo/1 size=3 lines=9 first=host"],
+        "lines must be 1 to 8",
+    )
+    .await;
+    guest_sees_violation(&["HELLO bingo/1 lines=2 first=host"], "HELLO needs size").await;
+    guest_sees_violation(&["HELLO bingo/1"], "must give size, lines and first").await;
+    guest_sees_violation(&[hello, "< HELLO bingo/1", "CALL 10"], "out of range 1..9").await;
+    guest_sees_violation(&[hello, "< HELLO bingo/1", "TIE"], "no call to answer").await;
+    guest_sees_violation(
+        &[hello, "< HELLO bingo/1", "CALL 1", "CALL 2"],
+        "out of turn",
+    )
+    .await;
+}
