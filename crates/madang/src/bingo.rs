@@ -18,6 +18,7 @@ use bingo::{Card, Ending, Extensions, Role, Settings, Verification};
 use bingo_net::{Controller, HostOptions, Update};
 use clap::Subcommand;
 use tokio::net::TcpListener;
+use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 
 /// Arguments of `madang bingo`.
@@ -138,53 +139,18 @@ pub fn run(args: Args) -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let (common, auto) = match &args.command {
-        Command::Host(host) => (&host.common, host.common.auto),
-        Command::Join(join) => (&join.common, join.common.auto),
+    let common = match &args.command {
+        Command::Host(host) => &host.common,
+        Command::Join(join) => &join.common,
     };
-    let seed = common.seed.unwrap_or_else(rand::random);
-    let (updates, updates_rx) = mpsc::unbounded_channel();
+    let (auto, seed) = (common.auto, common.seed.unwrap_or_else(rand::random));
     let endings = if auto {
-        let controller = Controller::auto(seed);
-        runtime.block_on(async {
-            let printer = tokio::spawn(auto::print(updates_rx));
-            let endings = play(&args.command, seed, controller, updates).await;
-            // The printer ends once every update is out.
-            printer.await.context("the printer failed")?;
-            if let Err(error) = &endings {
-                println!("result: error {error:#}");
-            }
-            endings
-        })?
+        run_auto(&runtime, args.command, seed)?
     } else {
-        let (input, input_rx) = mpsc::unbounded_channel();
-        let controller = Controller::Person(input_rx);
-        let role = match args.command {
-            Command::Host(_) => Role::Host,
-            Command::Join(_) => Role::Guest,
-        };
-        let mut game = runtime.spawn(async move {
-            let endings = play(&args.command, seed, controller, updates.clone()).await;
-            if let Err(error) = &endings {
-                let _ = updates.send(Update::Failed(format!("{error:#}")));
-            }
-            endings
-        });
-        let playing = tui::run(role, updates_rx, input)?;
-        // The UI sent Quit: a game under way ends with ERROR at once; a host
-        // waiting for a guest has nothing to finish.
-        let grace = if playing || game.is_finished() {
-            Duration::from_secs(3)
-        } else {
-            Duration::ZERO
-        };
-        let joined = runtime.block_on(async { tokio::time::timeout(grace, &mut game).await });
-        match joined {
-            Ok(joined) => joined.context("the game task failed")??,
-            Err(_) => {
-                game.abort();
-                return Ok(());
-            }
+        match run_tui(&runtime, args.command, seed)? {
+            Some(endings) => endings,
+            // Left while the host waited for a guest: nothing was played.
+            None => return Ok(()),
         }
     };
     let failed = endings.iter().filter(|ending| !is_clean(ending)).count();
@@ -192,6 +158,56 @@ pub fn run(args: Args) -> Result<()> {
         bail!("{failed} of {} games did not end cleanly", endings.len());
     }
     Ok(())
+}
+
+/// `--auto`: plays and prints one line per event, `result: ...` last.
+fn run_auto(runtime: &Runtime, command: Command, seed: u64) -> Result<Vec<Ending>> {
+    let (updates, updates_rx) = mpsc::unbounded_channel();
+    runtime.block_on(async {
+        let printer = tokio::spawn(auto::print(updates_rx));
+        let endings = play(&command, seed, Controller::auto(seed), updates).await;
+        // The printer ends once every update is out.
+        printer.await.context("the printer failed")?;
+        if let Err(error) = &endings {
+            println!("result: error {error:#}");
+        }
+        endings
+    })
+}
+
+/// The terminal UI, with the game on the runtime's threads. Returns `None`
+/// when the player left before any game was under way.
+fn run_tui(runtime: &Runtime, command: Command, seed: u64) -> Result<Option<Vec<Ending>>> {
+    let role = match command {
+        Command::Host(_) => Role::Host,
+        Command::Join(_) => Role::Guest,
+    };
+    let (updates, updates_rx) = mpsc::unbounded_channel();
+    let (input, input_rx) = mpsc::unbounded_channel();
+    let mut game = runtime.spawn(async move {
+        let controller = Controller::Person(input_rx);
+        let endings = play(&command, seed, controller, updates.clone()).await;
+        if let Err(error) = &endings {
+            let _ = updates.send(Update::Failed(format!("{error:#}")));
+        }
+        endings
+    });
+    let playing = tui::run(role, updates_rx, input)?;
+    // The UI sent Quit: a game under way ends with ERROR at once; a host
+    // waiting for a guest has nothing to finish.
+    let grace = if playing || game.is_finished() {
+        Duration::from_secs(3)
+    } else {
+        Duration::ZERO
+    };
+    let joined = runtime.block_on(async { tokio::time::timeout(grace, &mut game).await });
+    match joined {
+        Ok(joined) => Ok(Some(joined.context("the game task failed")??)),
+        Err(_) => {
+            game.abort();
+            Ok(None)
+        }
+    }
 }
 
 /// A game ended cleanly with a result nobody was caught lying about.
