@@ -481,27 +481,35 @@ fn render_status(frame: &mut Frame, view: &View, area: Rect) {
 }
 
 fn render_chat(frame: &mut Frame, view: &View, area: Rect) {
+    let width = usize::from(area.width.saturating_sub(2)).max(1);
     let visible = usize::from(area.height.saturating_sub(2));
-    let start = view.log.len().saturating_sub(visible);
-    let lines: Vec<Line> = view.log[start..]
-        .iter()
-        .map(|(speaker, text)| match speaker {
-            Speaker::Me => Line::from(vec![
-                Span::styled("you: ", Style::new().fg(Color::Cyan)),
-                Span::raw(text.clone()),
-            ]),
-            Speaker::Peer => Line::from(vec![
-                Span::styled("them: ", Style::new().fg(Color::Magenta)),
-                Span::raw(text.clone()),
-            ]),
-            Speaker::Notice => Line::from(Span::styled(
-                format!("* {text}"),
-                Style::new().fg(Color::DarkGray),
-            )),
-        })
-        .collect();
+    // Wrapped by hand so that the newest lines are the ones kept in view.
+    let mut rows: Vec<Line> = Vec::new();
+    for (speaker, text) in &view.log {
+        let (prefix, style) = match speaker {
+            Speaker::Me => ("you: ", Style::new().fg(Color::Cyan)),
+            Speaker::Peer => ("them: ", Style::new().fg(Color::Magenta)),
+            Speaker::Notice => ("* ", Style::new().fg(Color::DarkGray)),
+        };
+        let body_style = match speaker {
+            Speaker::Notice => style,
+            Speaker::Me | Speaker::Peer => Style::new(),
+        };
+        let chars: Vec<char> = format!("{prefix}{text}").chars().collect();
+        for (i, chunk) in chars.chunks(width).enumerate() {
+            let chunk: String = chunk.iter().collect();
+            rows.push(match chunk.strip_prefix(prefix) {
+                Some(body) if i == 0 => Line::from(vec![
+                    Span::styled(prefix, style),
+                    Span::styled(body.to_owned(), body_style),
+                ]),
+                _ => Line::from(Span::styled(chunk, body_style)),
+            });
+        }
+    }
+    let newest = rows.split_off(rows.len().saturating_sub(visible));
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" chat ")),
+        Paragraph::new(newest).block(Block::bordered().title(" chat ")),
         area,
     );
 }
@@ -662,6 +670,16 @@ mod tests {
             text: "good luck".into(),
         }));
         assert!(text(&screen(&view)).contains("them: good luck"));
+        // Long lines wrap, and the newest stay in view.
+        let long = format!("{}END", "a".repeat(100));
+        view.apply(Update::Game(GameEvent::Chat {
+            from: Side::Peer,
+            text: long,
+        }));
+        assert!(
+            text(&screen(&view)).contains("aaEND"),
+            "the wrapped tail is shown"
+        );
     }
 
     #[test]
