@@ -115,13 +115,8 @@ impl View {
         match update {
             Update::Listening(addr) => self.notice(format!("listening on {addr}")),
             Update::NewGame(number) => {
-                // Keep the chat; start the rest afresh.
-                let log = std::mem::take(&mut self.log);
-                *self = View {
-                    game: number,
-                    log,
-                    ..View::new(self.role)
-                };
+                // The last game stays on screen until the next one starts.
+                self.game = number;
                 if number > 1 {
                     self.notice(format!("game {number}: waiting for a guest"));
                 }
@@ -141,9 +136,15 @@ impl View {
                 extensions,
                 card,
             } => {
-                self.settings = Some(settings);
-                self.extensions = extensions;
-                self.board = Some(Board::new(card));
+                // Keep the chat; start the rest afresh.
+                *self = View {
+                    game: self.game,
+                    log: std::mem::take(&mut self.log),
+                    settings: Some(settings),
+                    extensions,
+                    board: Some(Board::new(card)),
+                    ..View::new(self.role)
+                };
             }
             GameEvent::Turn(side) => self.turn = Some(side),
             GameEvent::Called {
@@ -706,6 +707,27 @@ mod tests {
         );
         assert!(screen_text.contains("verified"), "{screen_text}");
         assert_eq!(view.key(key(KeyCode::Char('q'))), Command::Quit);
+    }
+
+    #[test]
+    fn a_finished_game_stays_on_screen_until_the_next_starts() {
+        let mut view = View::new(Role::Host);
+        started(&mut view, 3, 1);
+        called(&mut view, Side::Me, 5);
+        view.apply(Update::Game(GameEvent::Ended(Ending::Disconnected(
+            "gone".into(),
+        ))));
+        view.apply(Update::NewGame(2));
+        let screen_text = text(&screen(&view));
+        assert!(screen_text.contains("GAME ABANDONED"), "{screen_text}");
+        assert!(
+            screen_text.contains("game 2: waiting for a guest"),
+            "{screen_text}"
+        );
+        started(&mut view, 3, 1);
+        let screen_text = text(&screen(&view));
+        assert!(!screen_text.contains("GAME ABANDONED"), "{screen_text}");
+        assert!(screen_text.contains("calls: 0 of 9"), "{screen_text}");
     }
 
     #[test]
