@@ -1,0 +1,67 @@
+//! The terminal UI: draws the [`View`] and turns keys into game input.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use bingo::Role;
+use bingo_net::{Input, Update};
+use crossterm::event::{self, Event, KeyEventKind};
+use ratatui::DefaultTerminal;
+use tokio::sync::mpsc::{self, error::TryRecvError};
+
+use super::view::{self, Command, View};
+
+/// How often the screen catches up with the network when no key is pressed.
+const TICK: Duration = Duration::from_millis(50);
+
+/// Runs the UI until the player leaves; restores the terminal on the way out.
+/// Returns whether a game was still going on (it is being closed).
+pub fn run(
+    role: Role,
+    updates: mpsc::UnboundedReceiver<Update>,
+    input: mpsc::UnboundedSender<Input>,
+) -> Result<bool> {
+    let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
+    let result = event_loop(&mut terminal, View::new(role), updates, input);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    mut view: View,
+    mut updates: mpsc::UnboundedReceiver<Update>,
+    input: mpsc::UnboundedSender<Input>,
+) -> Result<bool> {
+    loop {
+        loop {
+            match updates.try_recv() {
+                Ok(update) => view.apply(update),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    view.network_done();
+                    break;
+                }
+            }
+        }
+        terminal.draw(|frame| view::render(frame, &view))?;
+        if !event::poll(TICK)? {
+            continue;
+        }
+        if let Event::Key(key) = event::read()?
+            && key.kind == KeyEventKind::Press
+        {
+            match view.key(key) {
+                Command::None => {}
+                // The game may be over already; then nobody listens.
+                Command::Send(message) => {
+                    let _ = input.send(message);
+                }
+                Command::Quit => {
+                    let _ = input.send(Input::Quit);
+                    return Ok(view.is_playing());
+                }
+            }
+        }
+    }
+}
