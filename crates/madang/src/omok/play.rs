@@ -45,6 +45,10 @@ pub struct Args {
     /// The referee's time per move, for the clock on screen.
     #[arg(long, default_value = "15s", value_parser = parse_duration, value_name = "DUR")]
     turn_time: Duration,
+    /// Against the computer (no --connect): how long it thinks per move,
+    /// at most the turn time less a safety margin.
+    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DUR")]
+    think_time: Duration,
 }
 
 /// Runs `madang omok play`.
@@ -56,7 +60,11 @@ pub fn run(args: Args) -> Result<()> {
     let (addr, on_seated): (String, Box<dyn Fn()>) = match args.connect {
         Some(addr) => (addr, Box::new(|| {})),
         None => {
-            let local = runtime.block_on(local::Local::start(args.rule, args.turn_time))?;
+            let local = runtime.block_on(local::Local::start(
+                args.rule,
+                args.turn_time,
+                args.think_time,
+            ))?;
             (
                 local.addr.to_string(),
                 Box::new(move || local.person_seated()),

@@ -29,7 +29,7 @@ pub(super) struct Local {
 
 impl Local {
     /// Starts the referee and the opponent; call inside the tokio runtime.
-    pub(super) async fn start(rule: Rule, turn_time: Duration) -> Result<Local> {
+    pub(super) async fn start(rule: Rule, turn_time: Duration, think: Duration) -> Result<Local> {
         let config = RefereeConfig {
             rule,
             turn_time,
@@ -50,7 +50,7 @@ impl Local {
         let bot = Bot::new(
             Box::new(Engine::new(rule)),
             rule,
-            think_time(turn_time, None),
+            think.min(think_time(turn_time, None)),
         );
         let signal = Arc::clone(&seated);
         tokio::spawn(async move {
