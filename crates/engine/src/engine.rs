@@ -65,6 +65,8 @@ impl Engine {
 
     /// An engine playing `rule` with `config`.
     pub fn with_config(rule: Rule, config: EngineConfig) -> Engine {
+        // Build the pattern tables now rather than on the first move's clock.
+        drop(Position::new(rule));
         let tt = Table::new(config.hash_bytes);
         Engine {
             rule,

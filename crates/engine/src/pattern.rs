@@ -165,8 +165,15 @@ fn encode(w: &Window) -> usize {
 
 /// Length of the run of own stones through the centre.
 fn centre_run(w: &Window) -> usize {
-    let left = w[..HALF].iter().rev().take_while(|&&c| c == Cell::Own).count();
-    let right = w[HALF + 1..].iter().take_while(|&&c| c == Cell::Own).count();
+    let left = w[..HALF]
+        .iter()
+        .rev()
+        .take_while(|&&c| c == Cell::Own)
+        .count();
+    let right = w[HALF + 1..]
+        .iter()
+        .take_while(|&&c| c == Cell::Own)
+        .count();
     left + right + 1
 }
 
@@ -222,7 +229,12 @@ fn combo_index(lines: [Line; 4]) -> usize {
 
 fn combine(lines: [Line; 4]) -> Threat {
     let count = |l: Line| lines.iter().filter(|&&x| x == l).count();
-    let (f5, f4, b4, f3) = (count(Line::F5), count(Line::F4), count(Line::B4), count(Line::F3));
+    let (f5, f4, b4, f3) = (
+        count(Line::F5),
+        count(Line::F4),
+        count(Line::B4),
+        count(Line::F3),
+    );
     let minor = count(Line::B3) + count(Line::F2);
     if f5 > 0 {
         Threat::Five

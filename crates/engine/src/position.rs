@@ -372,9 +372,18 @@ mod tests {
     fn sees_fours_and_threes() {
         // Black h8 i8 j8; white elsewhere.
         let pos = Position::from_moves(Rule::Renju, &pts("h8 a1 i8 a3 j8 a5"));
-        assert_eq!(pos.threat(Color::Black, "k8".parse().unwrap()), Threat::Flex4);
-        assert_eq!(pos.threat(Color::Black, "l8".parse().unwrap()), Threat::Block4);
-        assert_eq!(pos.threat(Color::Black, "k9".parse().unwrap()), Threat::None);
+        assert_eq!(
+            pos.threat(Color::Black, "k8".parse().unwrap()),
+            Threat::Flex4
+        );
+        assert_eq!(
+            pos.threat(Color::Black, "l8".parse().unwrap()),
+            Threat::Block4
+        );
+        assert_eq!(
+            pos.threat(Color::Black, "k9".parse().unwrap()),
+            Threat::None
+        );
     }
 
     #[test]

@@ -477,7 +477,7 @@ impl<'a> Searcher<'a> {
             reason: Reason::Search,
         };
         for depth in self.start_depth..=self.limits.max_depth {
-            let (score, index, complete) = self.search_root(&mut root, depth);
+            let (score, index, complete) = self.search_root(&root, depth);
             if index.is_some() || complete {
                 let i = index.unwrap_or(0);
                 best.best = root[i].0;
@@ -491,7 +491,11 @@ impl<'a> Searcher<'a> {
             if score.abs() >= WIN_BOUND {
                 break;
             }
-            if self.limits.soft_deadline.is_some_and(|d| Instant::now() >= d) {
+            if self
+                .limits
+                .soft_deadline
+                .is_some_and(|d| Instant::now() >= d)
+            {
                 break;
             }
         }
@@ -502,12 +506,11 @@ impl<'a> Searcher<'a> {
     /// One iteration over the root moves. Returns the best score, the index
     /// of the best move if one was fully searched, and whether the
     /// iteration completed.
-    fn search_root(&mut self, root: &mut [(Point, i32)], depth: i32) -> (i32, Option<usize>, bool) {
+    fn search_root(&mut self, root: &[(Point, i32)], depth: i32) -> (i32, Option<usize>, bool) {
         let mut alpha = -INF;
         let beta = INF;
         let mut best = None;
-        for i in 0..root.len() {
-            let m = root[i].0;
+        for (i, &(m, _)) in root.iter().enumerate() {
             self.pos.play(m);
             let score = if i == 0 {
                 -self.search(depth - 1, 1, -beta, -alpha)

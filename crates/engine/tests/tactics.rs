@@ -16,8 +16,8 @@ fn game(rule: Rule, black: &str, white: &str) -> Game {
     let (b, w) = (pts(black), pts(white));
     assert!(b.len() == w.len() || b.len() == w.len() + 1);
     let mut moves = Vec::new();
-    for i in 0..b.len() {
-        moves.push(b[i]);
+    for (i, &p) in b.iter().enumerate() {
+        moves.push(p);
         if let Some(&p) = w.get(i) {
             moves.push(p);
         }
@@ -43,7 +43,10 @@ fn takes_a_win_in_one() {
     // Black to move with h8..k8: l8 or g8 wins; white also has a four.
     let g = game(Rule::Renju, "h8 i8 j8 k8", "a9 a10 a11 a12");
     let p = engine(2000).pick(&g, BUDGET).unwrap();
-    assert!(p == "g8".parse().unwrap() || p == "l8".parse().unwrap(), "{p}");
+    assert!(
+        p == "g8".parse().unwrap() || p == "l8".parse().unwrap(),
+        "{p}"
+    );
 }
 
 #[test]
@@ -58,11 +61,7 @@ fn blocks_a_four() {
 #[test]
 fn finds_a_four_three_by_fours() {
     // White: d4 e5 f6 (c3 black) and g8 g9: g7 is a four and an open three.
-    let g = game(
-        Rule::Renju,
-        "c3 a15 o15 o1 a1 m14",
-        "d4 e5 f6 g8 g9",
-    );
+    let g = game(Rule::Renju, "c3 a15 o15 o1 a1 m14", "d4 e5 f6 g8 g9");
     let mut e = engine(20_000);
     let o = e.analyse(&g, BUDGET).unwrap();
     assert_eq!(o.reason, Reason::Vcf);
@@ -75,11 +74,7 @@ fn finds_a_longer_vcf() {
     // White wins by fours only: e5 (four, black f6? no: d4 e5 f6 g7 h8).
     // Three fours in a row, each answered by the single block, end in a
     // double four.
-    let g = game(
-        Rule::Renju,
-        "c3 j3 o15 o1 a15 m14 l13",
-        "d4 e5 g7 k4 k5 k7",
-    );
+    let g = game(Rule::Renju, "c3 j3 o15 o1 a15 m14 l13", "d4 e5 g7 k4 k5 k7");
     let mut e = engine(50_000);
     let o = e.analyse(&g, BUDGET).unwrap();
     assert!(o.score >= WIN_BOUND, "{o:?}");
@@ -96,7 +91,10 @@ fn finds_a_longer_vcf() {
     }
     assert!(matches!(
         g2.result(),
-        Some(renju::GameResult::Win { winner: Color::White, .. })
+        Some(renju::GameResult::Win {
+            winner: Color::White,
+            ..
+        })
     ));
 }
 
@@ -104,11 +102,7 @@ fn finds_a_longer_vcf() {
 fn white_wins_through_a_forbidden_block() {
     // White's four d4-g7 can only be stopped at h8, a double three for
     // black (g8 i8 h7 h9).
-    let g = game(
-        Rule::Renju,
-        "g8 i8 h7 h9 c3 a15",
-        "d4 e5 f6 a1 o1",
-    );
+    let g = game(Rule::Renju, "g8 i8 h7 h9 c3 a15", "d4 e5 f6 a1 o1");
     let mut e = engine(20_000);
     let o = e.analyse(&g, BUDGET).unwrap();
     assert_eq!(o.best, "g7".parse().unwrap());
@@ -140,7 +134,8 @@ fn self_play_never_plays_forbidden() {
             while g.result().is_none() && g.moves().len() < 120 {
                 let side = g.side_to_move().index();
                 let m = players[side].pick(&g, BUDGET).unwrap();
-                g.play(m).unwrap_or_else(|e| panic!("{rule} {opening}: {e}"));
+                g.play(m)
+                    .unwrap_or_else(|e| panic!("{rule} {opening}: {e}"));
             }
         }
     }

@@ -34,7 +34,7 @@ pub enum Action {
     /// call [`BrainProtocol::played`].
     Think {
         /// The position.
-        game: Game,
+        game: Box<Game>,
         /// Time for this move.
         budget: Duration,
     },
@@ -136,9 +136,9 @@ impl BrainProtocol {
         match cmd.to_ascii_uppercase().as_str() {
             "START" => self.start(rest.trim().parse().ok().map(|n: usize| (n, n))),
             "RECTSTART" => {
-                let size = rest.split_once(',').and_then(|(w, h)| {
-                    Some((w.trim().parse().ok()?, h.trim().parse().ok()?))
-                });
+                let size = rest
+                    .split_once(',')
+                    .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
                 self.start(size)
             }
             "RESTART" => {
@@ -241,7 +241,10 @@ impl BrainProtocol {
             return vec![Action::Send(format!("ERROR bad coordinates {rest:?}"))];
         };
         if let Err(e) = game.play(p) {
-            return vec![Action::Send(format!("ERROR move {} refused: {e}", rest.trim()))];
+            return vec![Action::Send(format!(
+                "ERROR move {} refused: {e}",
+                rest.trim()
+            ))];
         }
         if game.result().is_some() {
             return vec![send("ERROR the game is over")];
@@ -281,9 +284,9 @@ impl BrainProtocol {
                 Err(e) => vec![Action::Send(format!("ERROR {e}"))],
             };
         }
-        let stone = line.rsplit_once(',').and_then(|(xy, field)| {
-            Some((parse_point(xy)?, field.trim().parse::<u8>().ok()?))
-        });
+        let stone = line
+            .rsplit_once(',')
+            .and_then(|(xy, field)| Some((parse_point(xy)?, field.trim().parse::<u8>().ok()?)));
         match stone {
             Some((p, field @ 1..=3)) => {
                 if let Some(b) = &mut self.board {
@@ -305,11 +308,17 @@ impl BrainProtocol {
         let (black, white) = match own.len() as isize - opp.len() as isize {
             0 => (own, opp),
             -1 => (opp, own),
-            _ => return Err(format!("{} own and {} opponent stones", own.len(), opp.len())),
+            _ => {
+                return Err(format!(
+                    "{} own and {} opponent stones",
+                    own.len(),
+                    opp.len()
+                ));
+            }
         };
         let mut moves = Vec::with_capacity(stones.len());
-        for i in 0..black.len() {
-            moves.push(black[i]);
+        for (i, &b) in black.iter().enumerate() {
+            moves.push(b);
             if let Some(&w) = white.get(i) {
                 moves.push(w);
             }
@@ -338,7 +347,7 @@ impl BrainProtocol {
         };
         let budget = self.info.budget(game.moves().len());
         vec![Action::Think {
-            game: game.clone(),
+            game: Box::new(game.clone()),
             budget,
         }]
     }
@@ -384,7 +393,7 @@ mod tests {
         actions
             .iter()
             .find_map(|a| match a {
-                Action::Think { game, budget } => Some((game.clone(), *budget)),
+                Action::Think { game, budget } => Some((game.as_ref().clone(), *budget)),
                 _ => None,
             })
             .expect("a Think action")
@@ -442,7 +451,12 @@ mod tests {
     fn info_rules_memory_and_budget() {
         let mut b = brain();
         b.handle("START 15");
-        for (code, rule) in [(0, Rule::Freestyle), (1, Rule::Standard), (2, Rule::Renju), (4, Rule::Renju)] {
+        for (code, rule) in [
+            (0, Rule::Freestyle),
+            (1, Rule::Standard),
+            (2, Rule::Renju),
+            (4, Rule::Renju),
+        ] {
             let a = b.handle(&format!("INFO rule {code}"));
             assert_eq!(b.info().rule, rule);
             assert!(sent(&a).is_empty());

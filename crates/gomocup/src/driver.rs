@@ -172,10 +172,7 @@ impl ExternalBrain {
         } else if moves.is_empty() && self.known.is_empty() {
             self.send("BEGIN")?;
         } else {
-            if !self.known.is_empty() {
-                self.send("RESTART")?;
-                self.expect_ok(STARTUP)?;
-            }
+            // BOARD replaces whatever position the brain had.
             self.send("BOARD")?;
             // Field 1 is the brain's own stone: the side to move's.
             let mine = moves.len() % 2;
@@ -209,7 +206,11 @@ impl Player for ExternalBrain {
     fn new_game(&mut self, rule: Rule) -> Result<(), PlayerError> {
         if self.dirty {
             self.send("RESTART")?;
-            self.expect_ok(STARTUP)?;
+            if let Err(DriverError::Protocol(_)) = self.expect_ok(STARTUP) {
+                // Some brains know no RESTART; a second START is universal.
+                self.send("START 15")?;
+                self.expect_ok(STARTUP)?;
+            }
         }
         self.rule = rule;
         self.known.clear();

@@ -236,7 +236,11 @@ pub fn run(args: Args) -> Result<()> {
     for n in 0..games {
         let opening = &openings[(n / 2) % openings.len()];
         // A is black in even games, white in odd ones.
-        let a_colour = if n % 2 == 0 { Color::Black } else { Color::White };
+        let a_colour = if n % 2 == 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
         let span = tracing::info_span!("game", n = n + 1);
         let _enter = span.enter();
         let played = if a_colour == Color::Black {
@@ -321,8 +325,17 @@ mod tests {
         };
         let mut a = Engine::with_config(Rule::Renju, cfg.clone());
         let mut b = Engine::with_config(Rule::Renju, cfg);
-        let opening: Vec<Point> = ["h8", "h9", "f10"].iter().map(|s| s.parse().unwrap()).collect();
-        let played = play_game([&mut a, &mut b], Rule::Renju, &opening, Duration::from_secs(10)).unwrap();
+        let opening: Vec<Point> = ["h8", "h9", "f10"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let played = play_game(
+            [&mut a, &mut b],
+            Rule::Renju,
+            &opening,
+            Duration::from_secs(10),
+        )
+        .unwrap();
         assert!(played.moves.starts_with(&opening));
         let replay = Game::from_moves(Rule::Renju, played.moves.iter().copied()).unwrap();
         assert!(replay.result().is_some());
