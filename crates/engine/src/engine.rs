@@ -43,10 +43,11 @@ impl EngineConfig {
     pub const DEPTH_CAP: i32 = 60;
 }
 
-/// The time kept back from a budget: a tenth, at most 50 ms, plus 5 ms for
-/// the caller's own overhead.
+/// The time kept back from a budget: 15%, at most 60 ms, plus 5 ms for the
+/// caller's own overhead. On a loaded machine the search thread can lose
+/// the processor for several milliseconds between two looks at the clock.
 pub fn safety_margin(budget: Duration) -> Duration {
-    (budget / 10).min(Duration::from_millis(50)) + Duration::from_millis(5)
+    budget.mul_f64(0.15).min(Duration::from_millis(60)) + Duration::from_millis(5)
 }
 
 /// The built-in Renju engine.
@@ -110,6 +111,7 @@ impl Engine {
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),
             root_vcf_nodes: self.config.max_nodes.map_or(50_000, |n| (n / 4).max(1)),
+            root_vct_nodes: self.config.max_nodes.map_or(40_000, |n| (n / 4).max(1)),
         };
         let pos = Position::from_moves(game.rule(), game.moves());
         let stop = AtomicBool::new(false);

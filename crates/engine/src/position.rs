@@ -329,6 +329,10 @@ impl Position {
             let blocked = ((self.masks[1 - c][d][line] | wall) >> shift) & 0x7ff;
             let l = self.patterns.line(self.modes[c], own, blocked);
             let i = p.index();
+            // Most stones leave a distant point's pattern as it was.
+            if self.lines[c][i][d] == l {
+                continue;
+            }
             self.lines[c][i][d] = l;
             let lines = self.lines[c][i];
             let threat = self.patterns.threat(lines);

@@ -24,10 +24,12 @@ pub const WIN_BOUND: i32 = WIN - 1_000;
 const INF: i32 = WIN + 1;
 const MAX_PLY: usize = 96;
 /// Nodes between two looks at the clock.
-const CLOCK_EVERY: u64 = 256;
+const CLOCK_EVERY: u64 = 64;
 /// Fours in a row the leaf VCF tries, and its node allowance.
 const LEAF_VCF_DEPTH: u32 = 6;
 const LEAF_VCF_NODES: u64 = 60;
+/// Threats in a row the root VCT tries.
+const VCT_DEPTH: u32 = 10;
 /// Moves searched at a quiet interior node; later ones are pruned.
 const MAX_QUIET_MOVES: usize = 24;
 
@@ -44,6 +46,8 @@ pub struct Limits {
     pub max_depth: i32,
     /// Node allowance of the VCF solver at the root.
     pub root_vcf_nodes: u64,
+    /// Node allowance of the VCT solver at the root.
+    pub root_vct_nodes: u64,
 }
 
 /// What a search found.
@@ -72,6 +76,8 @@ pub enum Reason {
     OpenFour,
     /// Starts a win by continuous fours.
     Vcf,
+    /// Starts a win by continuous threats (threes and fours).
+    Vct,
     /// Chosen by the alpha-beta search.
     Search,
     /// The only sensible move (or none helps).
@@ -306,6 +312,86 @@ impl<'a> Searcher<'a> {
         None
     }
 
+    /// Looks for a win by continuous threats (fours and open threes) for
+    /// the side to move within `depth` more threats. Every defence is
+    /// tried: the moves that leave no open four, the block of a four, and
+    /// the defender's own fours. Returns the first move.
+    fn vct(&mut self, depth: u32, budget: u64) -> Option<Point> {
+        self.nodes += 1;
+        if self.nodes > budget || self.should_stop() {
+            return None;
+        }
+        if let Some((p, _)) = self.vcf(depth.min(12), budget) {
+            return Some(p);
+        }
+        if depth == 0 {
+            return None;
+        }
+        let t = self.threats();
+        let me = self.pos.side();
+        if let Some(f) = t.opp_five {
+            // The defender countered with a four: block it, and go on only
+            // if our threat still stands after the block.
+            if t.opp_fives > 1 || !self.pos.is_legal_for(me, f) {
+                return None;
+            }
+            self.pos.play(f);
+            let won = self.vct_defend(depth, budget);
+            self.pos.undo();
+            return won.then_some(f);
+        }
+        let mut threes: Vec<(Point, i32)> = Point::all()
+            .filter(|&p| {
+                self.pos.is_near(p) && {
+                    let th = self.pos.threat(me, p);
+                    th.is_three() && !th.is_four()
+                }
+            })
+            .filter(|&p| self.pos.is_legal_for(me, p))
+            .map(|p| (p, self.pos.value(me, p)))
+            .collect();
+        threes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (m, _) in threes {
+            self.pos.play(m);
+            let won = self.vct_defend(depth - 1, budget);
+            self.pos.undo();
+            if won {
+                return Some(m);
+            }
+            if self.stopped || self.nodes > budget {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The defender's turn in [`Searcher::vct`]: whether every defence
+    /// loses.
+    fn vct_defend(&mut self, depth: u32, budget: u64) -> bool {
+        self.nodes += 1;
+        if self.nodes > budget || self.should_stop() {
+            return false;
+        }
+        let t = self.threats();
+        if t.my_five.is_some() {
+            return false;
+        }
+        if !t.opp_flex4 && t.opp_fives == 0 {
+            // The threat was not real (its four point is forbidden).
+            return false;
+        }
+        let moves = self.moves(&t, 0, None);
+        for (d, _) in moves {
+            self.pos.play(d);
+            let won = self.vct(depth, budget).is_some();
+            self.pos.undo();
+            if !won {
+                return false;
+            }
+        }
+        !self.stopped && self.nodes <= budget
+    }
+
     fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
         if self.should_stop() {
@@ -458,6 +544,12 @@ impl<'a> Searcher<'a> {
             let budget = self.limits.root_vcf_nodes;
             if let Some((p, n)) = self.vcf(40, budget) {
                 return Some(decided(p, WIN - n, Reason::Vcf, self.nodes));
+            }
+            if !t.opp_flex4 {
+                let budget = self.nodes + self.limits.root_vct_nodes;
+                if let Some(p) = self.vct(VCT_DEPTH, budget) {
+                    return Some(decided(p, WIN_BOUND, Reason::Vct, self.nodes));
+                }
             }
         }
         let mut root = self.moves(&t, 0, None);

@@ -99,6 +99,17 @@ fn finds_a_longer_vcf() {
 }
 
 #[test]
+fn finds_a_win_by_threes() {
+    // White to move: h8 makes two open threes (f8 g8 h8, h6 h7 h8); no
+    // fours anywhere, so only a threat search sees the win at once.
+    let g = game(Rule::Renju, "a1 a3 a5 o1 o15", "f8 g8 h6 h7");
+    let mut e = engine(20_000);
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert_eq!(o.reason, Reason::Vct);
+    assert_eq!(o.best, "h8".parse().unwrap());
+}
+
+#[test]
 fn white_wins_through_a_forbidden_block() {
     // White's four d4-g7 can only be stopped at h8, a double three for
     // black (g8 i8 h7 h9).
