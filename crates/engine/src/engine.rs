@@ -43,11 +43,11 @@ impl EngineConfig {
     pub const DEPTH_CAP: i32 = 60;
 }
 
-/// The time kept back from a budget: 15%, at most 60 ms, plus 5 ms for the
+/// The time kept back from a budget: 20%, at most 60 ms, plus 5 ms for the
 /// caller's own overhead. On a loaded machine the search thread can lose
 /// the processor for several milliseconds between two looks at the clock.
 pub fn safety_margin(budget: Duration) -> Duration {
-    budget.mul_f64(0.15).min(Duration::from_millis(60)) + Duration::from_millis(5)
+    budget.mul_f64(0.2).min(Duration::from_millis(60)) + Duration::from_millis(5)
 }
 
 /// The built-in Renju engine.
@@ -107,7 +107,7 @@ impl Engine {
         let usable = budget.saturating_sub(safety_margin(budget));
         let limits = Limits {
             deadline: Some(start + usable),
-            soft_deadline: Some(start + usable.mul_f64(0.4)),
+            soft_deadline: Some(start + usable.mul_f64(0.5)),
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),
             root_vcf_nodes: self.config.max_nodes.map_or(50_000, |n| (n / 4).max(1)),

@@ -94,6 +94,9 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
     }
 });
 
+/// Hash key of white to move.
+const SIDE_KEY: u64 = 0x5bd1_e995_7f4a_7c15;
+
 /// Value of one line pattern at an empty point, for its owner.
 const LINE_VALUE: [i32; 11] = [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500];
 /// Extra value of a combination of lines.
@@ -111,6 +114,7 @@ pub struct Position {
     total: [i32; 2],
     near: [u8; NUM_POINTS],
     moves: Vec<Point>,
+    passed: bool,
     modes: [FiveMode; 2],
     patterns: Patterns,
     geometry: &'static Geometry,
@@ -136,6 +140,7 @@ impl Position {
             total: [0; 2],
             near: [0; NUM_POINTS],
             moves: Vec::with_capacity(NUM_POINTS),
+            passed: false,
             modes: [mode(Color::Black), mode(Color::White)],
             patterns: Patterns::get(),
             geometry: &GEOMETRY,
@@ -173,16 +178,26 @@ impl Position {
 
     /// Whose turn it is.
     pub fn side(&self) -> Color {
-        if self.moves.len() % 2 == 0 {
+        if (self.moves.len() + usize::from(self.passed)) % 2 == 0 {
             Color::Black
         } else {
             Color::White
         }
     }
 
-    /// Zobrist hash (the side to move follows from the stone count).
+    /// Zobrist hash, with the side to move (which a pass changes).
     pub fn hash(&self) -> u64 {
-        self.board.hash()
+        if self.side() == Color::White {
+            self.board.hash() ^ SIDE_KEY
+        } else {
+            self.board.hash()
+        }
+    }
+
+    /// Passes the turn (or takes the pass back): the opponent moves next.
+    /// Used to ask what the opponent threatens.
+    pub fn toggle_pass(&mut self) {
+        self.passed = !self.passed;
     }
 
     /// Whether `p` is empty.

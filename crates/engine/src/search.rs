@@ -24,10 +24,12 @@ pub const WIN_BOUND: i32 = WIN - 1_000;
 const INF: i32 = WIN + 1;
 const MAX_PLY: usize = 96;
 /// Nodes between two looks at the clock.
-const CLOCK_EVERY: u64 = 64;
+const CLOCK_EVERY: u64 = 8;
 /// Fours in a row the leaf VCF tries, and its node allowance.
 const LEAF_VCF_DEPTH: u32 = 6;
 const LEAF_VCF_NODES: u64 = 60;
+/// Fours in a row the root VCF tries.
+const ROOT_VCF_DEPTH: u32 = 40;
 /// Threats in a row the root VCT tries.
 const VCT_DEPTH: u32 = 10;
 /// Moves searched at a quiet interior node; later ones are pruned.
@@ -542,7 +544,7 @@ impl<'a> Searcher<'a> {
         }
         if t.opp_five.is_none() {
             let budget = self.limits.root_vcf_nodes;
-            if let Some((p, n)) = self.vcf(40, budget) {
+            if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget) {
                 return Some(decided(p, WIN - n, Reason::Vcf, self.nodes));
             }
             if !t.opp_flex4 {
@@ -554,9 +556,15 @@ impl<'a> Searcher<'a> {
         }
         let mut root = self.moves(&t, 0, None);
         if root.is_empty() {
-            // Lost whatever we do: any legal point.
-            let p = Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
-            return Some(decided(p, -WIN + 2, Reason::Forced, self.nodes));
+            // Lost against best play: resist anyway, the opponent may err.
+            root = self.moves(&Threats::default(), 0, None);
+            if root.is_empty() {
+                let p = Point::all()
+                    .find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
+                return Some(decided(p, -WIN + 2, Reason::Forced, self.nodes));
+            }
+        } else if t.opp_five.is_none() {
+            self.refute_vcf(&mut root);
         }
         if root.len() == 1 {
             return Some(decided(root[0].0, 0, Reason::Forced, self.nodes));
@@ -593,6 +601,37 @@ impl<'a> Searcher<'a> {
         }
         best.nodes = self.nodes;
         Some(best)
+    }
+
+    /// If the opponent threatens a win by fours, keeps only the root moves
+    /// that stop it (own fours are always kept: they come first).
+    fn refute_vcf(&mut self, root: &mut Vec<(Point, i32)>) {
+        let me = self.pos.side();
+        self.pos.toggle_pass();
+        let budget = self.nodes + self.limits.root_vcf_nodes / 4;
+        let threat = self.vcf(ROOT_VCF_DEPTH, budget).is_some();
+        self.pos.toggle_pass();
+        if !threat || root.len() < 2 {
+            return;
+        }
+        let per_move = (self.limits.root_vcf_nodes / 4 / root.len() as u64).max(200);
+        let mut kept = Vec::with_capacity(root.len());
+        for &(m, score) in root.iter() {
+            if self.stopped {
+                return;
+            }
+            let four = self.pos.threat(me, m).is_four();
+            self.pos.play(m);
+            let budget = self.nodes + per_move;
+            let refuted = four || self.vcf(ROOT_VCF_DEPTH, budget).is_none();
+            self.pos.undo();
+            if refuted {
+                kept.push((m, score));
+            }
+        }
+        if !kept.is_empty() {
+            *root = kept;
+        }
     }
 
     /// One iteration over the root moves. Returns the best score, the index
