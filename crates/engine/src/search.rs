@@ -32,8 +32,12 @@ const LEAF_VCF_NODES: u64 = 60;
 const ROOT_VCF_DEPTH: u32 = 40;
 /// Threats in a row the root VCT tries.
 const VCT_DEPTH: u32 = 10;
-/// Moves searched at a quiet interior node; later ones are pruned.
-const MAX_QUIET_MOVES: usize = 24;
+/// Moves searched at a quiet interior node: a base plus a few per ply of
+/// remaining depth; later (worse-ordered) ones are pruned.
+const QUIET_MOVES_BASE: usize = 6;
+const QUIET_MOVES_PER_PLY: usize = 3;
+/// Moves searched at a principal-variation node that is not the root.
+const PV_MOVES: usize = 24;
 
 /// When to stop searching.
 #[derive(Clone, Copy, Debug)]
@@ -452,7 +456,12 @@ impl<'a> Searcher<'a> {
         let mut best_move = None;
         let original_alpha = alpha;
         for (i, &(m, _)) in moves.iter().enumerate() {
-            if !forced && !pv_node && i >= MAX_QUIET_MOVES {
+            let limit = if pv_node {
+                PV_MOVES
+            } else {
+                QUIET_MOVES_BASE + QUIET_MOVES_PER_PLY * depth.max(1) as usize
+            };
+            if !forced && i >= limit {
                 break;
             }
             let tactical = forced || self.pos.threat(me, m).is_three();
@@ -461,8 +470,8 @@ impl<'a> Searcher<'a> {
             let score = if i == 0 {
                 -self.search(new_depth, ply + 1, -beta, -alpha)
             } else {
-                let r = if depth >= 3 && i >= 3 && !tactical {
-                    1 + i32::from(i >= 10)
+                let r = if depth >= 2 && i >= 3 && !tactical {
+                    1 + i32::from(i >= 8) + i32::from(i >= 16 && depth >= 5)
                 } else {
                     0
                 };

@@ -120,6 +120,8 @@ struct Played {
     how: String,
     /// Longest time each colour took for a move.
     slowest: [Duration; 2],
+    /// Moves of each colour that took longer than the turn time.
+    late: [u32; 2],
 }
 
 /// Plays one game: `players[0]` black, `players[1]` white.
@@ -135,6 +137,7 @@ fn play_game(
         p.new_game(rule)?;
     }
     let mut slowest = [Duration::ZERO; 2];
+    let mut late = [0; 2];
     loop {
         if let Some(result) = game.result() {
             let (winner, how) = match result {
@@ -146,6 +149,7 @@ fn play_game(
                 winner,
                 how,
                 slowest,
+                late,
             });
         }
         let side = game.side_to_move();
@@ -153,6 +157,10 @@ fn play_game(
         let picked = players[side.index()].pick(&game, turn_time);
         let took = started.elapsed();
         slowest[side.index()] = slowest[side.index()].max(took);
+        if took > turn_time {
+            late[side.index()] += 1;
+            tracing::warn!(?took, %side, "move over the turn time");
+        }
         let failure = match picked {
             Ok(p) => match game.play(p) {
                 Ok(_) => None,
@@ -166,6 +174,7 @@ fn play_game(
                 winner: Some(!side),
                 how: format!("{side} failed: {why}"),
                 slowest,
+                late,
             });
         }
     }
@@ -233,6 +242,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut tally = Tally::default();
     let mut by_colour = [Tally::default(), Tally::default()];
     let mut slowest = [Duration::ZERO; 2];
+    let mut late = [0; 2];
     for n in 0..games {
         let opening = &openings[(n / 2) % openings.len()];
         // A is black in even games, white in odd ones.
@@ -258,6 +268,8 @@ pub fn run(args: Args) -> Result<()> {
         let (ia, ib) = (a_colour.index(), (!a_colour).index());
         slowest[0] = slowest[0].max(played.slowest[ia]);
         slowest[1] = slowest[1].max(played.slowest[ib]);
+        late[0] += played.late[ia];
+        late[1] += played.late[ib];
         let result = match played.winner {
             Some(c) if c == a_colour => format!("A ({c}) wins"),
             Some(c) => format!("B ({c}) wins"),
@@ -279,9 +291,12 @@ pub fn run(args: Args) -> Result<()> {
         tally.draws
     );
     println!(
-        "longest move: A {}, B {}",
+        "longest move: A {}, B {}; moves over {}: A {}, B {}",
         humanize(slowest[0]),
-        humanize(slowest[1])
+        humanize(slowest[1]),
+        humanize(args.turn_time),
+        late[0],
+        late[1]
     );
     Ok(())
 }
