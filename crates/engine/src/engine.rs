@@ -43,11 +43,11 @@ impl EngineConfig {
     pub const DEPTH_CAP: i32 = 60;
 }
 
-/// The time kept back from a budget: 20%, at most 60 ms, plus 5 ms for the
+/// The time kept back from a budget: 20%, at most 100 ms, plus 5 ms for the
 /// caller's own overhead. On a loaded machine the search thread can lose
 /// the processor for several milliseconds between two looks at the clock.
 pub fn safety_margin(budget: Duration) -> Duration {
-    budget.mul_f64(0.2).min(Duration::from_millis(60)) + Duration::from_millis(5)
+    budget.mul_f64(0.2).min(Duration::from_millis(100)) + Duration::from_millis(5)
 }
 
 /// The built-in Renju engine.
