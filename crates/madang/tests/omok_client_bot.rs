@@ -171,12 +171,53 @@ async fn protocol_error_exits_non_zero() {
 }
 
 #[tokio::test]
-async fn brain_is_not_wired_yet() {
+async fn a_gomocup_brain_plays_through_the_bot() {
+    // `madang brain` stands in for any external Gomocup engine.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let brain = format!("{} brain", env!("CARGO_BIN_EXE_madang"));
+    let external = Command::new(env!("CARGO_BIN_EXE_madang"))
+        .args(["omok", "bot", "--connect", &addr, "--think-time", "200ms"])
+        .args(["--rule", "renju", "--brain", &brain])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Seat the external engine first, so it plays black.
+    let referee = tokio::spawn(relay_referee(listener, Rule::Renju, 1));
+    let builtin = bot(&addr, Rule::Renju, 1);
+    let games = referee.await.unwrap();
+    let outs = [
+        external.wait_with_output().await.unwrap(),
+        builtin.wait_with_output().await.unwrap(),
+    ];
+    for out in &outs {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(games[0].result().is_some());
+    let first = String::from_utf8_lossy(&outs[0].stdout);
+    assert!(first.starts_with("game 1: "), "{first}");
+}
+
+#[tokio::test]
+async fn a_brain_that_cannot_start_is_an_error() {
     let out = Command::new(env!("CARGO_BIN_EXE_madang"))
-        .args(["omok", "bot", "--connect", "127.0.0.1:9", "--brain", "x"])
+        .args([
+            "omok",
+            "bot",
+            "--connect",
+            "127.0.0.1:9",
+            "--brain",
+            "/nonexistent/engine",
+        ])
         .output()
         .await
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not available in this build"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("starting the Gomocup engine"));
 }

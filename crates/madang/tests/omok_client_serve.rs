@@ -1,9 +1,6 @@
 //! Two `madang omok bot` processes play on a real `madang omok serve` over
 //! loopback TCP, under each rule, two games each (a rematch is a new
 //! connection), and agree on every result.
-//!
-//! PENDING: needs `madang omok serve` from the referee branch; the lead
-//! moves this file to `crates/madang/tests/` at merge.
 
 use std::process::Stdio;
 

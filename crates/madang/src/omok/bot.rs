@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use engine::{Engine, Player};
+use gomocup::ExternalBrain;
 use omok::client::Connection;
 use omok::duration::parse_duration;
 use omok::frame::EndResult;
@@ -91,8 +92,10 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Builds the move picker the arguments ask for.
 fn make_player(args: &Args) -> Result<Box<dyn Player>> {
-    if args.brain.is_some() {
-        bail!("--brain is not available in this build");
+    if let Some(command) = &args.brain {
+        let brain = ExternalBrain::spawn(command)
+            .with_context(|| format!("starting the Gomocup engine {command:?}"))?;
+        return Ok(Box::new(brain));
     }
     Ok(Box::new(Engine::new(args.rule)))
 }

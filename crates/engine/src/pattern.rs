@@ -1,0 +1,370 @@
+//! Line patterns for both colours, and their combination at a point.
+//!
+//! A *line pattern* says what a stone of one colour at an empty point would
+//! make along one direction: a five, an open four, a four, an open three and
+//! so on. It depends only on the 11-point window centred on the point (five
+//! points either side), so all 3^10 windows are classified once, for each of
+//! the two ways a five can be counted (exactly five, or five or more).
+//!
+//! The classification is recursive, as in Rapfi: a point makes an open four
+//! when two points then complete a five, an open three when one point then
+//! makes an open four, and so on down to ones. These are *shape* patterns:
+//! whether a black three is a real renju three (its four point not
+//! forbidden) is decided later, by the rules library, only where it matters.
+
+use std::sync::LazyLock;
+
+/// Points on each side of the centre in a window.
+pub const HALF: usize = 5;
+const CELLS: usize = 2 * HALF;
+const NUM_WINDOWS: usize = 59049; // 3^10
+
+/// What a stone at a point makes along one line, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(u8)]
+pub enum Line {
+    /// No five can ever run through the point on this line.
+    #[default]
+    Dead,
+    /// Six or more in a row where only exactly five wins.
+    Overline,
+    /// One stone that can still grow to a four (blocked side).
+    B1,
+    /// One stone that can grow to an open three.
+    F1,
+    /// Two that can become a four but never an open four.
+    B2,
+    /// Two that can become an open three.
+    F2,
+    /// Three that can become a four but not an open four.
+    B3,
+    /// An open three: one more stone makes an open four.
+    F3,
+    /// A four: one point completes a five.
+    B4,
+    /// An open four (or two fours on this line): two points complete a five.
+    F4,
+    /// A five.
+    F5,
+}
+
+impl Line {
+    const ALL: [Line; 11] = [
+        Line::Dead,
+        Line::Overline,
+        Line::B1,
+        Line::F1,
+        Line::B2,
+        Line::F2,
+        Line::B3,
+        Line::F3,
+        Line::B4,
+        Line::F4,
+        Line::F5,
+    ];
+
+    /// The pattern one step weaker, as reached by one more stone: a point
+    /// that can become `self` with one more stone is `self.weaker()`.
+    fn weaker(self) -> Line {
+        match self {
+            Line::F4 => Line::F3,
+            Line::B4 => Line::B3,
+            Line::F3 => Line::F2,
+            Line::B3 => Line::B2,
+            Line::F2 => Line::F1,
+            Line::B2 | Line::F1 => Line::B1,
+            _ => Line::Dead,
+        }
+    }
+}
+
+/// The four line patterns at a point combined: the threat a stone there
+/// makes, strongest first (Rapfi's "pattern4").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(u8)]
+pub enum Threat {
+    /// Nothing forcing.
+    #[default]
+    None,
+    /// One open three.
+    Flex3,
+    /// An open three and a lesser three or open two elsewhere.
+    Flex3Plus,
+    /// Two open threes (a win unless forbidden or answered by fours).
+    Flex3x2,
+    /// One four.
+    Block4,
+    /// A four and a three or open two elsewhere.
+    Block4Plus,
+    /// A four and an open three (four-three: a win unless countered).
+    Block4Flex3,
+    /// An open four or two fours: a win unless forbidden.
+    Flex4,
+    /// A five.
+    Five,
+}
+
+impl Threat {
+    /// Whether the stone makes at least a four (a move the opponent must
+    /// answer on the spot).
+    pub fn is_four(self) -> bool {
+        self >= Threat::Block4
+    }
+
+    /// Whether the stone makes an open three or better.
+    pub fn is_three(self) -> bool {
+        self >= Threat::Flex3
+    }
+}
+
+/// How fives are counted for one colour under one rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FiveMode {
+    /// Five or more in a row wins.
+    FiveOrMore,
+    /// Only exactly five wins; longer lines are overlines.
+    Exact,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cell {
+    Empty,
+    Own,
+    Blocked,
+}
+
+type Window = [Cell; CELLS + 1];
+
+fn decode(mut index: usize) -> Window {
+    let mut w = [Cell::Empty; CELLS + 1];
+    w[HALF] = Cell::Own;
+    for k in 0..CELLS {
+        w[if k < HALF { k } else { k + 1 }] = match index % 3 {
+            0 => Cell::Empty,
+            1 => Cell::Own,
+            _ => Cell::Blocked,
+        };
+        index /= 3;
+    }
+    w
+}
+
+fn encode(w: &Window) -> usize {
+    let mut index = 0;
+    for k in (0..CELLS).rev() {
+        let cell = w[if k < HALF { k } else { k + 1 }];
+        index = index * 3
+            + match cell {
+                Cell::Empty => 0,
+                Cell::Own => 1,
+                Cell::Blocked => 2,
+            };
+    }
+    index
+}
+
+/// Length of the run of own stones through the centre.
+fn centre_run(w: &Window) -> usize {
+    let left = w[..HALF]
+        .iter()
+        .rev()
+        .take_while(|&&c| c == Cell::Own)
+        .count();
+    let right = w[HALF + 1..]
+        .iter()
+        .take_while(|&&c| c == Cell::Own)
+        .count();
+    left + right + 1
+}
+
+/// Classifies every window, memoised: a window's class depends on the
+/// classes of windows with one more own stone.
+fn classify(index: usize, mode: FiveMode, memo: &mut [Option<Line>]) -> Line {
+    if let Some(l) = memo[index] {
+        return l;
+    }
+    let w = decode(index);
+    let run = centre_run(&w);
+    let line = if run == 5 || (run > 5 && mode == FiveMode::FiveOrMore) {
+        Line::F5
+    } else if run > 5 {
+        Line::Overline
+    } else {
+        let mut fives = 0;
+        let mut best = Line::Dead;
+        // Points beyond four from the centre never share a five with it.
+        for q in (HALF - 4)..=(HALF + 4) {
+            if w[q] != Cell::Empty {
+                continue;
+            }
+            let mut v = w;
+            v[q] = Cell::Own;
+            let next = classify(encode(&v), mode, memo);
+            if next == Line::F5 {
+                fives += 1;
+            } else if next != Line::Overline {
+                best = best.max(next);
+            }
+        }
+        match fives {
+            0 => best.weaker(),
+            1 => Line::B4,
+            _ => Line::F4,
+        }
+    };
+    memo[index] = Some(line);
+    line
+}
+
+struct Tables {
+    lines: [Vec<Line>; 2],
+    base3: Vec<u16>,
+    threat: Vec<Threat>,
+}
+
+/// Index of a combination of four line patterns: 11^4 entries.
+fn combo_index(lines: [Line; 4]) -> usize {
+    lines.iter().fold(0, |i, &l| i * 11 + l as usize)
+}
+
+fn combine(lines: [Line; 4]) -> Threat {
+    let count = |l: Line| lines.iter().filter(|&&x| x == l).count();
+    let (f5, f4, b4, f3) = (
+        count(Line::F5),
+        count(Line::F4),
+        count(Line::B4),
+        count(Line::F3),
+    );
+    let minor = count(Line::B3) + count(Line::F2);
+    if f5 > 0 {
+        Threat::Five
+    } else if f4 > 0 || b4 >= 2 {
+        Threat::Flex4
+    } else if b4 == 1 && f3 > 0 {
+        Threat::Block4Flex3
+    } else if b4 == 1 && minor > 0 {
+        Threat::Block4Plus
+    } else if b4 == 1 {
+        Threat::Block4
+    } else if f3 >= 2 {
+        Threat::Flex3x2
+    } else if f3 == 1 && minor > 0 {
+        Threat::Flex3Plus
+    } else if f3 == 1 {
+        Threat::Flex3
+    } else {
+        Threat::None
+    }
+}
+
+static TABLES: LazyLock<Tables> = LazyLock::new(|| {
+    let table = |mode| {
+        let mut memo = vec![None; NUM_WINDOWS];
+        (0..NUM_WINDOWS)
+            .map(|i| classify(i, mode, &mut memo))
+            .collect::<Vec<_>>()
+    };
+    let base3 = (0..1usize << CELLS)
+        .map(|m| {
+            (0..CELLS)
+                .rev()
+                .fold(0u16, |v, k| v * 3 + ((m >> k) & 1) as u16)
+        })
+        .collect();
+    let mut threat = vec![Threat::None; 11 * 11 * 11 * 11];
+    for a in Line::ALL {
+        for b in Line::ALL {
+            for c in Line::ALL {
+                for d in Line::ALL {
+                    threat[combo_index([a, b, c, d])] = combine([a, b, c, d]);
+                }
+            }
+        }
+    }
+    Tables {
+        lines: [table(FiveMode::FiveOrMore), table(FiveMode::Exact)],
+        base3,
+        threat,
+    }
+});
+
+/// A handle on the pattern tables, fetched once so that inner loops skip
+/// the lazy initialisation check.
+#[derive(Clone, Copy)]
+pub struct Patterns(&'static Tables);
+
+impl Patterns {
+    /// The tables, built on first use.
+    pub fn get() -> Patterns {
+        Patterns(&TABLES)
+    }
+
+    /// The line pattern of a window given as two 11-bit masks (bit 5 is the
+    /// centre and is ignored): own stones, and blocked points (opponent
+    /// stones or off the board).
+    #[inline]
+    pub fn line(self, mode: FiveMode, own: u32, blocked: u32) -> Line {
+        let squeeze = |m: u32| ((m & 0x1f) | ((m >> 1) & 0x3e0)) as usize;
+        let t = self.0;
+        let i = t.base3[squeeze(own)] as usize + 2 * t.base3[squeeze(blocked)] as usize;
+        t.lines[mode as usize][i]
+    }
+
+    /// The combined threat of four line patterns.
+    #[inline]
+    pub fn threat(self, lines: [Line; 4]) -> Threat {
+        self.0.threat[combo_index(lines)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads an 11-character window: `X` own (centre must be `X`), `O`
+    /// blocked, `.` empty.
+    fn line(s: &str, mode: FiveMode) -> Line {
+        assert_eq!(s.len(), 11);
+        assert_eq!(&s[5..6], "X");
+        let (mut own, mut blocked) = (0, 0);
+        for (i, c) in s.bytes().enumerate() {
+            match c {
+                b'X' => own |= 1 << i,
+                b'O' => blocked |= 1 << i,
+                _ => {}
+            }
+        }
+        Patterns::get().line(mode, own, blocked)
+    }
+
+    #[test]
+    fn classifies_lines() {
+        let f = |s| line(s, FiveMode::FiveOrMore);
+        let e = |s| line(s, FiveMode::Exact);
+        assert_eq!(f("...XXXXX..."), Line::F5);
+        assert_eq!(f("..XXXXXX..."), Line::F5);
+        assert_eq!(e("..XXXXXX..."), Line::Overline);
+        assert_eq!(f("....XXXX..."), Line::F4);
+        assert_eq!(f("...OXXXX..."), Line::B4);
+        assert_eq!(f("...X.XXX.X."), Line::F4);
+        assert_eq!(e(".X.XXXX...."), Line::B4);
+        assert_eq!(f(".X.XXXX...."), Line::F4);
+        assert_eq!(f(".....XXX..."), Line::F3);
+        assert_eq!(f("....OXXX..O"), Line::B3);
+        assert_eq!(f("...O.XXX.O."), Line::B3);
+        assert_eq!(f(".....XX...."), Line::F2);
+        assert_eq!(f(".....X....."), Line::F1);
+        assert_eq!(f("OOOO.XOOOOO"), Line::Dead);
+    }
+
+    #[test]
+    fn combines_threats() {
+        let p = Patterns::get();
+        use Line::*;
+        assert_eq!(p.threat([F5, Dead, Dead, Dead]), Threat::Five);
+        assert_eq!(p.threat([B4, B4, Dead, Dead]), Threat::Flex4);
+        assert_eq!(p.threat([B4, F3, Dead, Dead]), Threat::Block4Flex3);
+        assert_eq!(p.threat([F3, F3, Dead, Dead]), Threat::Flex3x2);
+        assert_eq!(p.threat([F2, F2, B1, Dead]), Threat::None);
+    }
+}

@@ -1,0 +1,419 @@
+//! The search's position: stones, with line patterns, threats and
+//! evaluation kept up to date incrementally as stones are placed and
+//! removed.
+//!
+//! Every empty point carries, for each colour, its four line patterns
+//! ([`Line`]), their combination ([`Threat`]) and a value. Placing or
+//! removing a stone changes only the points within five along its four
+//! lines, so only those (at most 40) are reclassified. The evaluation is
+//! the difference of the two colours' summed point values.
+
+use std::sync::LazyLock;
+
+use renju::{Board, Color, NUM_POINTS, Point, Rule, SIZE};
+
+use crate::pattern::{FiveMode, HALF, Line, Patterns, Threat};
+
+/// Lines per direction (the diagonals have the most: 29).
+const MAX_LINES: usize = 2 * SIZE - 1;
+const DIRS: [(isize, isize); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+
+/// Where a point sits on its line in each direction.
+#[derive(Clone, Copy, Default)]
+struct LinePos {
+    line: u8,
+    pos: u8,
+}
+
+struct Geometry {
+    /// `at[d][p]`: the point's line and bit position in direction `d`.
+    at: [[LinePos; NUM_POINTS]; 4],
+    /// `walls[d][line]`: the bits of the padded line mask that are off the
+    /// board (the padding, and beyond the line's end).
+    walls: [[u32; MAX_LINES]; 4],
+    /// `around[p]`: points at most two away from `p` in both coordinates.
+    around: Vec<Vec<Point>>,
+    /// `window[d][p]`: the points within five of `p` along direction `d`.
+    window: Vec<[Vec<Point>; 4]>,
+}
+
+static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
+    let mut at = [[LinePos::default(); NUM_POINTS]; 4];
+    let mut walls = [[!0u32; MAX_LINES]; 4];
+    for p in Point::all() {
+        for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+            // Walk back to the line's first point: its index names the line.
+            let mut first = p;
+            let mut pos = 0;
+            while let Some(q) = first.offset(-dx, -dy) {
+                first = q;
+                pos += 1;
+            }
+            let line = match d {
+                0 => first.y(),
+                1 => first.x(),
+                // Starts on the bottom row or the left column.
+                2 => first.x() + (SIZE - 1) - first.y(),
+                _ => first.x() + first.y(),
+            };
+            at[d][p.index()] = LinePos {
+                line: line as u8,
+                pos: pos as u8,
+            };
+            walls[d][line] &= !(1 << (pos + HALF));
+        }
+    }
+    let around = Point::all()
+        .map(|p| {
+            let mut v = Vec::new();
+            for dy in -2..=2 {
+                for dx in -2..=2 {
+                    if let Some(q) = p.offset(dx, dy).filter(|&q| q != p) {
+                        v.push(q);
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    let window = Point::all()
+        .map(|p| {
+            std::array::from_fn(|d| {
+                let (dx, dy) = DIRS[d];
+                (-(HALF as isize)..=HALF as isize)
+                    .filter_map(|k| p.offset(dx * k, dy * k))
+                    .collect()
+            })
+        })
+        .collect();
+    Geometry {
+        at,
+        walls,
+        around,
+        window,
+    }
+});
+
+/// Hash key of white to move.
+const SIDE_KEY: u64 = 0x5bd1_e995_7f4a_7c15;
+
+/// Value of one line pattern at an empty point, for its owner.
+const LINE_VALUE: [i32; 11] = [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500];
+/// Extra value of a combination of lines.
+const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
+
+/// A position with incrementally maintained patterns.
+#[derive(Clone)]
+pub struct Position {
+    rule: Rule,
+    board: Board,
+    masks: [[[u32; MAX_LINES]; 4]; 2],
+    lines: [[[Line; 4]; NUM_POINTS]; 2],
+    threat: [[Threat; NUM_POINTS]; 2],
+    value: [[i32; NUM_POINTS]; 2],
+    total: [i32; 2],
+    near: [u8; NUM_POINTS],
+    moves: Vec<Point>,
+    passed: bool,
+    modes: [FiveMode; 2],
+    patterns: Patterns,
+    geometry: &'static Geometry,
+}
+
+impl Position {
+    /// The empty board under `rule`.
+    pub fn new(rule: Rule) -> Position {
+        let mode = |c| {
+            if rule.overline_wins(c) {
+                FiveMode::FiveOrMore
+            } else {
+                FiveMode::Exact
+            }
+        };
+        let mut pos = Position {
+            rule,
+            board: Board::new(),
+            masks: [[[0; MAX_LINES]; 4]; 2],
+            lines: [[[Line::Dead; 4]; NUM_POINTS]; 2],
+            threat: [[Threat::None; NUM_POINTS]; 2],
+            value: [[0; NUM_POINTS]; 2],
+            total: [0; 2],
+            near: [0; NUM_POINTS],
+            moves: Vec::with_capacity(NUM_POINTS),
+            passed: false,
+            modes: [mode(Color::Black), mode(Color::White)],
+            patterns: Patterns::get(),
+            geometry: &GEOMETRY,
+        };
+        for p in Point::all() {
+            pos.refresh(p);
+        }
+        pos
+    }
+
+    /// The position after `moves` (alternating from black) under `rule`.
+    /// The moves must be on distinct points; legality is the caller's.
+    pub fn from_moves(rule: Rule, moves: &[Point]) -> Position {
+        let mut pos = Position::new(rule);
+        for &p in moves {
+            pos.play(p);
+        }
+        pos
+    }
+
+    /// The rule in force.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// The stones, as the rules library sees them.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The moves played so far.
+    pub fn moves(&self) -> &[Point] {
+        &self.moves
+    }
+
+    /// Whose turn it is.
+    pub fn side(&self) -> Color {
+        if (self.moves.len() + usize::from(self.passed)) % 2 == 0 {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
+
+    /// Zobrist hash, with the side to move (which a pass changes).
+    pub fn hash(&self) -> u64 {
+        if self.side() == Color::White {
+            self.board.hash() ^ SIDE_KEY
+        } else {
+            self.board.hash()
+        }
+    }
+
+    /// Passes the turn (or takes the pass back): the opponent moves next.
+    /// Used to ask what the opponent threatens.
+    pub fn toggle_pass(&mut self) {
+        self.passed = !self.passed;
+    }
+
+    /// Whether `p` is empty.
+    #[inline]
+    pub fn is_empty(&self, p: Point) -> bool {
+        self.board.is_empty(p)
+    }
+
+    /// Whether a stone within two points of `p` makes it worth considering.
+    #[inline]
+    pub fn is_near(&self, p: Point) -> bool {
+        self.near[p.index()] > 0
+    }
+
+    /// The threat a stone of `c` at empty `p` would make.
+    #[inline]
+    pub fn threat(&self, c: Color, p: Point) -> Threat {
+        self.threat[c.index()][p.index()]
+    }
+
+    /// The line patterns a stone of `c` at empty `p` would make.
+    #[inline]
+    pub fn lines(&self, c: Color, p: Point) -> [Line; 4] {
+        self.lines[c.index()][p.index()]
+    }
+
+    /// The points within five of `p` along direction `d` (`p` included).
+    #[inline]
+    pub fn line_points(&self, p: Point, d: usize) -> &'static [Point] {
+        &self.geometry.window[p.index()][d]
+    }
+
+    /// The points where `c` would complete a five on a line through `p`.
+    pub fn fives_through(&self, c: Color, p: Point) -> impl Iterator<Item = Point> + '_ {
+        (0..4).flat_map(move |d| {
+            self.line_points(p, d)
+                .iter()
+                .copied()
+                .filter(move |&q| self.threat(c, q) == Threat::Five)
+        })
+    }
+
+    /// The heuristic value of `p` for `c`.
+    #[inline]
+    pub fn value(&self, c: Color, p: Point) -> i32 {
+        self.value[c.index()][p.index()]
+    }
+
+    /// Static evaluation for the side to move.
+    pub fn eval(&self) -> i32 {
+        let me = self.side().index();
+        // The side to move gets to use its shapes first.
+        self.total[me] + self.total[me] / 4 - self.total[1 - me]
+    }
+
+    /// Whether `c` may play at empty `p`: for black under the renju rules,
+    /// not a forbidden point. Only shapes that could be forbidden reach the
+    /// rules library's full test.
+    #[inline]
+    pub fn is_legal_for(&self, c: Color, p: Point) -> bool {
+        if c == Color::White || !self.rule.has_forbidden() {
+            return true;
+        }
+        let lines = self.lines[0][p.index()];
+        if lines.contains(&Line::F5) {
+            return true;
+        }
+        let three = if self.rule == Rule::Renju {
+            Line::F3
+        } else {
+            Line::B3
+        };
+        let suspicious = lines.contains(&Line::Overline)
+            || lines.contains(&Line::F4)
+            || lines.iter().filter(|&&l| l >= three).count() >= 2;
+        !suspicious || self.board.forbidden_kind(p, self.rule).is_none()
+    }
+
+    /// Places a stone for the side to move at empty `p`.
+    pub fn play(&mut self, p: Point) {
+        let c = self.side();
+        self.board
+            .place(p, c)
+            .expect("the search only plays empty points");
+        self.moves.push(p);
+        self.toggle(p, c);
+        for &q in &self.geometry.around[p.index()] {
+            self.near[q.index()] += 1;
+        }
+    }
+
+    /// Takes back the last move.
+    pub fn undo(&mut self) {
+        let p = self.moves.pop().expect("undo after play");
+        let c = self.board.remove(p).expect("the last move holds a stone");
+        self.toggle(p, c);
+        for &q in &self.geometry.around[p.index()] {
+            self.near[q.index()] -= 1;
+        }
+    }
+
+    fn toggle(&mut self, p: Point, c: Color) {
+        let g = self.geometry;
+        for d in 0..4 {
+            let at = g.at[d][p.index()];
+            self.masks[c.index()][d][at.line as usize] ^= 1 << (at.pos + HALF as u8);
+        }
+        for d in 0..4 {
+            for &q in &g.window[p.index()][d] {
+                if q == p {
+                    self.refresh(q);
+                } else if self.board.is_empty(q) {
+                    self.refresh_dir(q, d);
+                }
+            }
+        }
+    }
+
+    /// Recomputes every direction of `p` (or clears it if occupied).
+    fn refresh(&mut self, p: Point) {
+        if self.board.is_empty(p) {
+            for d in 0..4 {
+                self.refresh_dir(p, d);
+            }
+        } else {
+            for c in 0..2 {
+                self.total[c] -= self.value[c][p.index()];
+                self.value[c][p.index()] = 0;
+                self.threat[c][p.index()] = Threat::None;
+                self.lines[c][p.index()] = [Line::Dead; 4];
+            }
+        }
+    }
+
+    /// Recomputes direction `d` of the empty point `p` for both colours.
+    #[inline]
+    fn refresh_dir(&mut self, p: Point, d: usize) {
+        let g = self.geometry;
+        let at = g.at[d][p.index()];
+        let line = at.line as usize;
+        let shift = at.pos as u32;
+        let wall = g.walls[d][line];
+        for c in 0..2 {
+            let own = (self.masks[c][d][line] >> shift) & 0x7ff;
+            let blocked = ((self.masks[1 - c][d][line] | wall) >> shift) & 0x7ff;
+            let l = self.patterns.line(self.modes[c], own, blocked);
+            let i = p.index();
+            // Most stones leave a distant point's pattern as it was.
+            if self.lines[c][i][d] == l {
+                continue;
+            }
+            self.lines[c][i][d] = l;
+            let lines = self.lines[c][i];
+            let threat = self.patterns.threat(lines);
+            self.threat[c][i] = threat;
+            let value = lines.iter().map(|&l| LINE_VALUE[l as usize]).sum::<i32>()
+                + THREAT_VALUE[threat as usize];
+            self.total[c] += value - self.value[c][i];
+            self.value[c][i] = value;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pts(s: &str) -> Vec<Point> {
+        s.split_whitespace().map(|t| t.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn incremental_matches_fresh() {
+        let moves = pts("h8 h9 i8 i9 g8 j8 g9 f10 g7 g6 j10 k11 e8 d8");
+        let mut pos = Position::new(Rule::Renju);
+        for (k, &m) in moves.iter().enumerate() {
+            pos.play(m);
+            let fresh = Position::from_moves(Rule::Renju, &moves[..=k]);
+            assert_eq!(pos.total, fresh.total);
+            assert_eq!(pos.lines, fresh.lines);
+        }
+        for _ in 0..moves.len() {
+            pos.undo();
+        }
+        let empty = Position::new(Rule::Renju);
+        assert_eq!(pos.total, empty.total);
+        assert_eq!(pos.lines, empty.lines);
+        assert_eq!(pos.near, empty.near);
+    }
+
+    #[test]
+    fn sees_fours_and_threes() {
+        // Black h8 i8 j8; white elsewhere.
+        let pos = Position::from_moves(Rule::Renju, &pts("h8 a1 i8 a3 j8 a5"));
+        assert_eq!(
+            pos.threat(Color::Black, "k8".parse().unwrap()),
+            Threat::Flex4
+        );
+        assert_eq!(
+            pos.threat(Color::Black, "l8".parse().unwrap()),
+            Threat::Block4
+        );
+        assert_eq!(
+            pos.threat(Color::Black, "k9".parse().unwrap()),
+            Threat::None
+        );
+    }
+
+    #[test]
+    fn black_forbidden_points_are_illegal() {
+        // g8 i8 h7 h9 black: h8 is a double three.
+        let pos = Position::from_moves(Rule::Renju, &pts("g8 a1 i8 a3 h7 a5 h9 a7"));
+        let h8: Point = "h8".parse().unwrap();
+        assert!(!pos.is_legal_for(Color::Black, h8));
+        assert!(pos.is_legal_for(Color::White, h8));
+        let free = Position::from_moves(Rule::Freestyle, &pts("g8 a1 i8 a3 h7 a5 h9 a7"));
+        assert!(free.is_legal_for(Color::Black, h8));
+    }
+}

@@ -1,0 +1,695 @@
+//! The search: iterative-deepening principal-variation alpha-beta over
+//! threat-restricted moves, with a VCF solver at the root and at the
+//! leaves.
+//!
+//! Every node first reads the threats on the board: a five of its own wins
+//! at once, an opponent's four must be blocked (a black block on a forbidden
+//! point loses), an own open four wins in three. Against an opponent's
+//! open three only the moves that stop it, or own fours, are searched.
+//! Leaves try a short VCF before trusting the static evaluation.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use renju::{NUM_POINTS, Point};
+
+use crate::pattern::{Line, Threat};
+use crate::position::Position;
+use crate::tt::{Bound, Entry, Table};
+
+/// Score of a won game, less the plies it takes.
+pub const WIN: i32 = 30_000;
+/// Scores beyond this are wins or losses.
+pub const WIN_BOUND: i32 = WIN - 1_000;
+const INF: i32 = WIN + 1;
+const MAX_PLY: usize = 96;
+/// Nodes between two looks at the clock.
+const CLOCK_EVERY: u64 = 8;
+/// Fours in a row the leaf VCF tries, and its node allowance.
+const LEAF_VCF_DEPTH: u32 = 6;
+const LEAF_VCF_NODES: u64 = 60;
+/// Fours in a row the root VCF tries.
+const ROOT_VCF_DEPTH: u32 = 40;
+/// Threats in a row the root VCT tries.
+const VCT_DEPTH: u32 = 10;
+/// Moves searched at a quiet interior node: a base plus a few per ply of
+/// remaining depth; later (worse-ordered) ones are pruned.
+const QUIET_MOVES_BASE: usize = 6;
+const QUIET_MOVES_PER_PLY: usize = 3;
+/// Moves searched at a principal-variation node that is not the root.
+const PV_MOVES: usize = 24;
+
+/// When to stop searching.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Stop at once after this instant.
+    pub deadline: Option<Instant>,
+    /// Start no new iteration after this instant.
+    pub soft_deadline: Option<Instant>,
+    /// Stop after this many nodes (deterministic).
+    pub max_nodes: Option<u64>,
+    /// Deepest iteration.
+    pub max_depth: i32,
+    /// Node allowance of the VCF solver at the root.
+    pub root_vcf_nodes: u64,
+    /// Node allowance of the VCT solver at the root.
+    pub root_vct_nodes: u64,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The move to play.
+    pub best: Point,
+    /// Its score for the side to move (mate scores beyond [`WIN_BOUND`]).
+    pub score: i32,
+    /// Deepest completed iteration (0 when decided before the search).
+    pub depth: i32,
+    /// Nodes searched, VCF nodes included.
+    pub nodes: u64,
+    /// Why the move was chosen.
+    pub reason: Reason,
+}
+
+/// How the move was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Completes a five.
+    Five,
+    /// Blocks the opponent's four.
+    Block,
+    /// Makes an open four (a win in three).
+    OpenFour,
+    /// Starts a win by continuous fours.
+    Vcf,
+    /// Starts a win by continuous threats (threes and fours).
+    Vct,
+    /// Chosen by the alpha-beta search.
+    Search,
+    /// The only sensible move (or none helps).
+    Forced,
+}
+
+/// What a node sees on the board before searching it.
+#[derive(Default)]
+struct Threats {
+    my_five: Option<Point>,
+    opp_five: Option<Point>,
+    opp_fives: u32,
+    my_flex4: Option<Point>,
+    opp_flex4: bool,
+}
+
+/// One search thread's state.
+pub struct Searcher<'a> {
+    pos: Position,
+    tt: &'a Table,
+    stop: &'a AtomicBool,
+    limits: Limits,
+    nodes: u64,
+    stopped: bool,
+    killers: [[Option<Point>; 2]; MAX_PLY],
+    history: [[i32; NUM_POINTS]; 2],
+    vcf_fails: Vec<u64>,
+    start_depth: i32,
+}
+
+impl<'a> Searcher<'a> {
+    /// A searcher for `pos`, sharing `tt` and the `stop` flag with any other
+    /// threads.
+    pub fn new(pos: Position, tt: &'a Table, stop: &'a AtomicBool, limits: Limits) -> Self {
+        Searcher {
+            pos,
+            tt,
+            stop,
+            limits,
+            nodes: 0,
+            stopped: false,
+            killers: [[None; 2]; MAX_PLY],
+            history: [[0; NUM_POINTS]; 2],
+            vcf_fails: vec![0; 1 << 16],
+            start_depth: 1,
+        }
+    }
+
+    /// Starts iterative deepening at `depth` instead of 1 (helper threads
+    /// start deeper so that the threads spread over depths).
+    pub fn start_at(mut self, depth: i32) -> Self {
+        self.start_depth = depth.max(1);
+        self
+    }
+
+    fn should_stop(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.limits.max_nodes.is_some_and(|m| self.nodes >= m) {
+            self.stopped = true;
+        } else if self.nodes % CLOCK_EVERY == 0 {
+            let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+            self.stopped = late || self.stop.load(Ordering::Relaxed);
+        }
+        self.stopped
+    }
+
+    fn threats(&self) -> Threats {
+        let pos = &self.pos;
+        let me = pos.side();
+        let opp = !me;
+        let mut t = Threats::default();
+        for p in Point::all() {
+            if !pos.is_near(p) {
+                continue;
+            }
+            let (tm, to) = (pos.threat(me, p), pos.threat(opp, p));
+            if tm == Threat::Five {
+                t.my_five = Some(p);
+            }
+            if to == Threat::Five {
+                t.opp_fives += 1;
+                t.opp_five.get_or_insert(p);
+            }
+            if tm == Threat::Flex4 && t.my_flex4.is_none() && pos.is_legal_for(me, p) {
+                t.my_flex4 = Some(p);
+            }
+            if to == Threat::Flex4 && !t.opp_flex4 && pos.is_legal_for(opp, p) {
+                t.opp_flex4 = true;
+            }
+        }
+        t
+    }
+
+    /// Whether the side to move could make an open four (legally).
+    fn has_flex4(&self) -> bool {
+        let me = self.pos.side();
+        Point::all().any(|p| {
+            self.pos.is_near(p)
+                && self.pos.threat(me, p) == Threat::Flex4
+                && self.pos.is_legal_for(me, p)
+        })
+    }
+
+    /// Candidate moves with ordering scores, best first.
+    fn moves(&mut self, t: &Threats, ply: usize, tt_move: Option<Point>) -> Vec<(Point, i32)> {
+        let me = self.pos.side();
+        let opp = !me;
+        if let Some(f) = t.opp_five {
+            return if self.pos.is_legal_for(me, f) {
+                vec![(f, 0)]
+            } else {
+                Vec::new()
+            };
+        }
+        let mut out = Vec::with_capacity(64);
+        for p in Point::all() {
+            if !self.pos.is_near(p) || !self.pos.is_empty(p) {
+                continue;
+            }
+            let mine = self.pos.threat(me, p);
+            if t.opp_flex4 && !mine.is_four() {
+                // Only moves that leave the opponent no open four, tried
+                // among the points on the opponent's strong lines.
+                if !self.pos.lines(opp, p).iter().any(|&l| l >= Line::B4)
+                    || !self.pos.is_legal_for(me, p)
+                {
+                    continue;
+                }
+                self.pos.play(p);
+                let stops = !self.has_flex4();
+                self.pos.undo();
+                if !stops {
+                    continue;
+                }
+            } else if !self.pos.is_legal_for(me, p) {
+                continue;
+            }
+            let mut score = 2 * self.pos.value(me, p)
+                + self.pos.value(opp, p)
+                + self.history[me.index()][p.index()] / 64;
+            if Some(p) == tt_move {
+                score += 1 << 24;
+            } else if self.killers[ply].contains(&Some(p)) {
+                score += 1 << 20;
+            }
+            out.push((p, score));
+        }
+        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+
+    /// Looks for a win by continuous fours for the side to move, trying at
+    /// most `depth` more fours. Returns the first move and the plies until
+    /// the five.
+    fn vcf(&mut self, depth: u32, budget: u64) -> Option<(Point, i32)> {
+        self.nodes += 1;
+        if self.nodes > budget || self.should_stop() {
+            return None;
+        }
+        let me = self.pos.side();
+        let opp = !me;
+        let mut forced = None;
+        let mut fours = Vec::new();
+        for p in Point::all() {
+            if !self.pos.is_near(p) {
+                continue;
+            }
+            let tm = self.pos.threat(me, p);
+            if tm == Threat::Five {
+                return Some((p, 1));
+            }
+            if self.pos.threat(opp, p) == Threat::Five {
+                if forced.is_some() {
+                    return None;
+                }
+                forced = Some(p);
+            }
+            if tm.is_four() {
+                fours.push((p, tm));
+            }
+        }
+        if let Some(f) = forced {
+            // The opponent's four must be blocked, by a four of our own.
+            fours.retain(|&(p, _)| p == f);
+        }
+        fours.retain(|&(p, _)| self.pos.is_legal_for(me, p));
+        if let Some(&(p, _)) = fours.iter().find(|(_, t)| *t == Threat::Flex4) {
+            return Some((p, 3));
+        }
+        if depth == 0 || fours.is_empty() {
+            return None;
+        }
+        let key = self.pos.hash();
+        let slot = key as usize & (self.vcf_fails.len() - 1);
+        let tag = (key & !0xff) | u64::from(depth);
+        let known = self.vcf_fails[slot];
+        if known & !0xff == key & !0xff && known & 0xff >= u64::from(depth) {
+            return None;
+        }
+        fours.sort_by(|a, b| {
+            b.1.cmp(&a.1)
+                .then(self.pos.value(me, b.0).cmp(&self.pos.value(me, a.0)))
+                .then(a.0.cmp(&b.0))
+        });
+        for (m, _) in fours {
+            self.pos.play(m);
+            let block = self.pos.fives_through(me, m).next();
+            let result = match block {
+                None => None,
+                // Black cannot block on a forbidden point.
+                Some(f) if !self.pos.is_legal_for(opp, f) => Some(3),
+                Some(f) => {
+                    self.pos.play(f);
+                    let r = self.vcf(depth - 1, budget).map(|(_, n)| n + 2);
+                    self.pos.undo();
+                    r
+                }
+            };
+            self.pos.undo();
+            if let Some(n) = result {
+                return Some((m, n));
+            }
+            if self.stopped {
+                return None;
+            }
+        }
+        if !self.stopped && self.nodes <= budget {
+            self.vcf_fails[slot] = tag;
+        }
+        None
+    }
+
+    /// Looks for a win by continuous threats (fours and open threes) for
+    /// the side to move within `depth` more threats. Every defence is
+    /// tried: the moves that leave no open four, the block of a four, and
+    /// the defender's own fours. Returns the first move.
+    fn vct(&mut self, depth: u32, budget: u64) -> Option<Point> {
+        self.nodes += 1;
+        if self.nodes > budget || self.should_stop() {
+            return None;
+        }
+        if let Some((p, _)) = self.vcf(depth.min(12), budget) {
+            return Some(p);
+        }
+        if depth == 0 {
+            return None;
+        }
+        let t = self.threats();
+        let me = self.pos.side();
+        if let Some(f) = t.opp_five {
+            // The defender countered with a four: block it, and go on only
+            // if our threat still stands after the block.
+            if t.opp_fives > 1 || !self.pos.is_legal_for(me, f) {
+                return None;
+            }
+            self.pos.play(f);
+            let won = self.vct_defend(depth, budget);
+            self.pos.undo();
+            return won.then_some(f);
+        }
+        let mut threes: Vec<(Point, i32)> = Point::all()
+            .filter(|&p| {
+                self.pos.is_near(p) && {
+                    let th = self.pos.threat(me, p);
+                    th.is_three() && !th.is_four()
+                }
+            })
+            .filter(|&p| self.pos.is_legal_for(me, p))
+            .map(|p| (p, self.pos.value(me, p)))
+            .collect();
+        threes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (m, _) in threes {
+            self.pos.play(m);
+            let won = self.vct_defend(depth - 1, budget);
+            self.pos.undo();
+            if won {
+                return Some(m);
+            }
+            if self.stopped || self.nodes > budget {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The defender's turn in [`Searcher::vct`]: whether every defence
+    /// loses.
+    fn vct_defend(&mut self, depth: u32, budget: u64) -> bool {
+        self.nodes += 1;
+        if self.nodes > budget || self.should_stop() {
+            return false;
+        }
+        let t = self.threats();
+        if t.my_five.is_some() {
+            return false;
+        }
+        if !t.opp_flex4 && t.opp_fives == 0 {
+            // The threat was not real (its four point is forbidden).
+            return false;
+        }
+        let moves = self.moves(&t, 0, None);
+        for (d, _) in moves {
+            self.pos.play(d);
+            let won = self.vct(depth, budget).is_some();
+            self.pos.undo();
+            if !won {
+                return false;
+            }
+        }
+        !self.stopped && self.nodes <= budget
+    }
+
+    fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        if self.should_stop() {
+            return 0;
+        }
+        let ply_i = ply as i32;
+        let t = self.threats();
+        if t.my_five.is_some() {
+            return WIN - ply_i - 1;
+        }
+        if t.opp_fives >= 2 {
+            return -(WIN - ply_i - 2);
+        }
+        if t.opp_fives == 0 && t.my_flex4.is_some() {
+            return WIN - ply_i - 3;
+        }
+        if ply + 1 >= MAX_PLY {
+            return self.pos.eval();
+        }
+        let pv_node = beta - alpha > 1;
+        let key = self.pos.hash();
+        let entry = self.tt.probe(key);
+        if let Some(e) = entry {
+            if !pv_node && e.depth >= depth {
+                let s = score_from_tt(e.score, ply_i);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+        let forced = t.opp_fives > 0 || t.opp_flex4;
+        if depth <= 0 {
+            if !forced {
+                let budget = self.nodes + LEAF_VCF_NODES;
+                if let Some((_, n)) = self.vcf(LEAF_VCF_DEPTH, budget) {
+                    return WIN - ply_i - n;
+                }
+                return self.pos.eval();
+            }
+            if depth < -8 {
+                return self.pos.eval();
+            }
+        }
+        let moves = self.moves(&t, ply, entry.and_then(|e| e.best));
+        if moves.is_empty() {
+            return if forced { -(WIN - ply_i - 2) } else { 0 };
+        }
+        let me = self.pos.side();
+        let single = moves.len() == 1;
+        let mut best = -INF;
+        let mut best_move = None;
+        let original_alpha = alpha;
+        for (i, &(m, _)) in moves.iter().enumerate() {
+            let limit = if pv_node {
+                PV_MOVES
+            } else {
+                QUIET_MOVES_BASE + QUIET_MOVES_PER_PLY * depth.max(1) as usize
+            };
+            if !forced && i >= limit {
+                break;
+            }
+            let tactical = forced || self.pos.threat(me, m).is_three();
+            let new_depth = if single { depth } else { depth - 1 };
+            self.pos.play(m);
+            let score = if i == 0 {
+                -self.search(new_depth, ply + 1, -beta, -alpha)
+            } else {
+                let r = if depth >= 2 && i >= 3 && !tactical {
+                    1 + i32::from(i >= 8) + i32::from(i >= 16 && depth >= 5)
+                } else {
+                    0
+                };
+                let mut s = -self.search(new_depth - r, ply + 1, -alpha - 1, -alpha);
+                if s > alpha && r > 0 {
+                    s = -self.search(new_depth, ply + 1, -alpha - 1, -alpha);
+                }
+                if s > alpha && s < beta {
+                    s = -self.search(new_depth, ply + 1, -beta, -alpha);
+                }
+                s
+            };
+            self.pos.undo();
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(m);
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        if !tactical {
+                            let k = &mut self.killers[ply];
+                            if k[0] != Some(m) {
+                                k[1] = k[0];
+                                k[0] = Some(m);
+                            }
+                            self.history[me.index()][m.index()] += depth * depth;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            key,
+            Entry {
+                best: best_move,
+                score: score_to_tt(best, ply_i),
+                depth,
+                bound,
+            },
+        );
+        best
+    }
+
+    /// Chooses a move for the side to move; `None` when it has no legal
+    /// move at all.
+    pub fn think(&mut self) -> Option<Outcome> {
+        let me = self.pos.side();
+        let t = self.threats();
+        let decided = |best, score, reason, nodes| Outcome {
+            best,
+            score,
+            depth: 0,
+            nodes,
+            reason,
+        };
+        if let Some(p) = t.my_five {
+            return Some(decided(p, WIN - 1, Reason::Five, 0));
+        }
+        if let Some(f) = t.opp_five {
+            if t.opp_fives == 1 && self.pos.is_legal_for(me, f) {
+                return Some(decided(f, 0, Reason::Block, 0));
+            }
+        } else if let Some(p) = t.my_flex4 {
+            return Some(decided(p, WIN - 3, Reason::OpenFour, 0));
+        }
+        if self.pos.moves().is_empty() {
+            return Some(decided(Point::CENTER, 0, Reason::Forced, 0));
+        }
+        if t.opp_five.is_none() {
+            let budget = self.limits.root_vcf_nodes;
+            if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget) {
+                return Some(decided(p, WIN - n, Reason::Vcf, self.nodes));
+            }
+            if !t.opp_flex4 {
+                let budget = self.nodes + self.limits.root_vct_nodes;
+                if let Some(p) = self.vct(VCT_DEPTH, budget) {
+                    return Some(decided(p, WIN_BOUND, Reason::Vct, self.nodes));
+                }
+            }
+        }
+        let mut root = self.moves(&t, 0, None);
+        if root.is_empty() {
+            // Lost against best play: resist anyway, the opponent may err.
+            root = self.moves(&Threats::default(), 0, None);
+            if root.is_empty() {
+                let p =
+                    Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
+                return Some(decided(p, -WIN + 2, Reason::Forced, self.nodes));
+            }
+        } else if t.opp_five.is_none() {
+            self.refute_vcf(&mut root);
+        }
+        if root.len() == 1 {
+            return Some(decided(root[0].0, 0, Reason::Forced, self.nodes));
+        }
+        let mut best = Outcome {
+            best: root[0].0,
+            score: -INF,
+            depth: 0,
+            nodes: 0,
+            reason: Reason::Search,
+        };
+        for depth in self.start_depth..=self.limits.max_depth {
+            let (score, index, complete) = self.search_root(&root, depth);
+            if index.is_some() || complete {
+                let i = index.unwrap_or(0);
+                best.best = root[i].0;
+                best.score = score;
+                root[..=i].rotate_right(1);
+            }
+            if !complete {
+                break;
+            }
+            best.depth = depth;
+            if score.abs() >= WIN_BOUND {
+                break;
+            }
+            if self
+                .limits
+                .soft_deadline
+                .is_some_and(|d| Instant::now() >= d)
+            {
+                break;
+            }
+        }
+        best.nodes = self.nodes;
+        Some(best)
+    }
+
+    /// If the opponent threatens a win by fours, keeps only the root moves
+    /// that stop it (own fours are always kept: they come first).
+    fn refute_vcf(&mut self, root: &mut Vec<(Point, i32)>) {
+        let me = self.pos.side();
+        self.pos.toggle_pass();
+        let budget = self.nodes + self.limits.root_vcf_nodes / 4;
+        let threat = self.vcf(ROOT_VCF_DEPTH, budget).is_some();
+        self.pos.toggle_pass();
+        if !threat || root.len() < 2 {
+            return;
+        }
+        let per_move = (self.limits.root_vcf_nodes / 4 / root.len() as u64).max(200);
+        let mut kept = Vec::with_capacity(root.len());
+        for &(m, score) in root.iter() {
+            if self.stopped {
+                return;
+            }
+            let four = self.pos.threat(me, m).is_four();
+            self.pos.play(m);
+            let budget = self.nodes + per_move;
+            let refuted = four || self.vcf(ROOT_VCF_DEPTH, budget).is_none();
+            self.pos.undo();
+            if refuted {
+                kept.push((m, score));
+            }
+        }
+        if !kept.is_empty() {
+            *root = kept;
+        }
+    }
+
+    /// One iteration over the root moves. Returns the best score, the index
+    /// of the best move if one was fully searched, and whether the
+    /// iteration completed.
+    fn search_root(&mut self, root: &[(Point, i32)], depth: i32) -> (i32, Option<usize>, bool) {
+        let mut alpha = -INF;
+        let beta = INF;
+        let mut best = None;
+        for (i, &(m, _)) in root.iter().enumerate() {
+            self.pos.play(m);
+            let score = if i == 0 {
+                -self.search(depth - 1, 1, -beta, -alpha)
+            } else {
+                let mut s = -self.search(depth - 1, 1, -alpha - 1, -alpha);
+                if s > alpha && !self.stopped {
+                    s = -self.search(depth - 1, 1, -beta, -alpha);
+                }
+                s
+            };
+            self.pos.undo();
+            if self.stopped {
+                return (alpha, best, false);
+            }
+            if score > alpha {
+                alpha = score;
+                best = Some(i);
+            }
+        }
+        (alpha, best, true)
+    }
+}
+
+fn score_to_tt(score: i32, ply: i32) -> i32 {
+    if score >= WIN_BOUND {
+        score + ply
+    } else if score <= -WIN_BOUND {
+        score - ply
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: i32) -> i32 {
+    if score >= WIN_BOUND {
+        score - ply
+    } else if score <= -WIN_BOUND {
+        score + ply
+    } else {
+        score
+    }
+}

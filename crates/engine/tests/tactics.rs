@@ -1,0 +1,153 @@
+//! The engine's tactics: wins in one, blocks, VCF, forbidden points, and
+//! reproducibility under node limits.
+
+use std::time::Duration;
+
+use engine::{Engine, EngineConfig, Player, Reason, WIN_BOUND};
+use renju::{Color, Game, Point, Rule};
+
+fn pts(s: &str) -> Vec<Point> {
+    s.split_whitespace().map(|t| t.parse().unwrap()).collect()
+}
+
+/// A game whose stones are `black` and `white`, interleaved (black has as
+/// many stones as white, or one more).
+fn game(rule: Rule, black: &str, white: &str) -> Game {
+    let (b, w) = (pts(black), pts(white));
+    assert!(b.len() == w.len() || b.len() == w.len() + 1);
+    let mut moves = Vec::new();
+    for (i, &p) in b.iter().enumerate() {
+        moves.push(p);
+        if let Some(&p) = w.get(i) {
+            moves.push(p);
+        }
+    }
+    Game::from_moves(rule, moves).expect("a legal test position")
+}
+
+fn engine(nodes: u64) -> Engine {
+    Engine::with_config(
+        Rule::Renju,
+        EngineConfig {
+            max_nodes: Some(nodes),
+            hash_bytes: 1 << 20,
+            ..EngineConfig::default()
+        },
+    )
+}
+
+const BUDGET: Duration = Duration::from_secs(30);
+
+#[test]
+fn takes_a_win_in_one() {
+    // Black to move with h8..k8: l8 or g8 wins; white also has a four.
+    let g = game(Rule::Renju, "h8 i8 j8 k8", "a9 a10 a11 a12");
+    let p = engine(2000).pick(&g, BUDGET).unwrap();
+    assert!(
+        p == "g8".parse().unwrap() || p == "l8".parse().unwrap(),
+        "{p}"
+    );
+}
+
+#[test]
+fn blocks_a_four() {
+    // White to move; black threatens l8 (g8 is white's).
+    let g = game(Rule::Renju, "h8 i8 j8 k8 c3 n13", "g8 a1 a3 a5 o15");
+    assert_eq!(g.side_to_move(), Color::White);
+    let p = engine(2000).pick(&g, BUDGET).unwrap();
+    assert_eq!(p, "l8".parse().unwrap());
+}
+
+#[test]
+fn finds_a_four_three_by_fours() {
+    // White: d4 e5 f6 (c3 black) and g8 g9: g7 is a four and an open three.
+    let g = game(Rule::Renju, "c3 a15 o15 o1 a1 m14", "d4 e5 f6 g8 g9");
+    let mut e = engine(20_000);
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert_eq!(o.reason, Reason::Vcf);
+    assert_eq!(o.best, "g7".parse().unwrap());
+    assert!(o.score >= WIN_BOUND);
+}
+
+#[test]
+fn finds_a_longer_vcf() {
+    // White wins by fours only: e5 (four, black f6? no: d4 e5 f6 g7 h8).
+    // Three fours in a row, each answered by the single block, end in a
+    // double four.
+    let g = game(Rule::Renju, "c3 j3 o15 o1 a15 m14 l13", "d4 e5 g7 k4 k5 k7");
+    let mut e = engine(50_000);
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert!(o.score >= WIN_BOUND, "{o:?}");
+    let mut g2 = g.clone();
+    // Play the win out with the engine on both sides: white must win.
+    let mut black = engine(5_000);
+    loop {
+        let w = e.pick(&g2, BUDGET).unwrap();
+        if g2.play(w).unwrap().is_some() {
+            break;
+        }
+        let b = black.pick(&g2, BUDGET).unwrap();
+        assert!(g2.play(b).unwrap().is_none(), "black won");
+    }
+    assert!(matches!(
+        g2.result(),
+        Some(renju::GameResult::Win {
+            winner: Color::White,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn finds_a_win_by_threes() {
+    // White to move: h8 makes two open threes (f8 g8 h8, h6 h7 h8); no
+    // fours anywhere, so only a threat search sees the win at once.
+    let g = game(Rule::Renju, "a1 a3 a5 o1 o15", "f8 g8 h6 h7");
+    let mut e = engine(20_000);
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert_eq!(o.reason, Reason::Vct);
+    assert_eq!(o.best, "h8".parse().unwrap());
+}
+
+#[test]
+fn white_wins_through_a_forbidden_block() {
+    // White's four d4-g7 can only be stopped at h8, a double three for
+    // black (g8 i8 h7 h9).
+    let g = game(Rule::Renju, "g8 i8 h7 h9 c3 a15", "d4 e5 f6 a1 o1");
+    let mut e = engine(20_000);
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert_eq!(o.best, "g7".parse().unwrap());
+    assert!(o.score >= WIN_BOUND, "{o:?}");
+    // Black, lost, still never plays the forbidden point.
+    let mut g2 = g.clone();
+    g2.play(o.best).unwrap();
+    let b = engine(2000).pick(&g2, BUDGET).unwrap();
+    assert!(g2.check(b).is_ok());
+}
+
+#[test]
+fn node_limit_is_reproducible() {
+    let g = game(Rule::Renju, "h8 i9 g7", "h9 j10");
+    let a = engine(3000).analyse(&g, BUDGET).unwrap();
+    let b = engine(3000).analyse(&g, BUDGET).unwrap();
+    assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
+}
+
+#[test]
+fn self_play_never_plays_forbidden() {
+    for rule in [Rule::Renju, Rule::RenjuSimplified] {
+        for opening in ["h8 h9 f10", "h8 i9 j10", "h8 h9 j8"] {
+            let mut g = Game::from_moves(rule, pts(opening)).unwrap();
+            let mut players = [engine(300), engine(300)];
+            for p in &mut players {
+                p.new_game(rule).unwrap();
+            }
+            while g.result().is_none() && g.moves().len() < 120 {
+                let side = g.side_to_move().index();
+                let m = players[side].pick(&g, BUDGET).unwrap();
+                g.play(m)
+                    .unwrap_or_else(|e| panic!("{rule} {opening}: {e}"));
+            }
+        }
+    }
+}
