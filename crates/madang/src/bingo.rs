@@ -134,10 +134,7 @@ fn seconds(value: f64, flag: &str) -> Result<Duration> {
 
 /// Runs `madang bingo`.
 pub fn run(args: Args) -> Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .init();
+    crate::logging::init("error");
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let common = match &args.command {
         Command::Host(host) => &host.common,

@@ -5,6 +5,7 @@
 
 mod bingo;
 mod brain;
+mod logging;
 mod matches;
 mod omok;
 

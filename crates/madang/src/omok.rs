@@ -47,16 +47,3 @@ pub fn run(args: Args) -> Result<()> {
         OmokCommand::Loadtest(a) => loadtest::run(a),
     }
 }
-
-/// Logs to standard error, at `default_level` unless `RUST_LOG` says
-/// otherwise. A second call (tests run several commands in one process)
-/// keeps the first subscriber.
-fn init_logging(default_level: &str) {
-    use tracing_subscriber::EnvFilter;
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
-}

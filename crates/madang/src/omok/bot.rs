@@ -55,7 +55,7 @@ pub struct Args {
 
 /// Runs `madang omok bot`.
 pub fn run(args: Args) -> Result<()> {
-    super::init_logging("warn");
+    crate::logging::init("warn");
     let player = make_player(&args)?;
     let think = think_time(args.turn_time, args.think_time);
     if think >= args.turn_time {

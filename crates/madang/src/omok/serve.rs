@@ -40,7 +40,7 @@ pub struct Args {
 
 /// Runs `madang omok serve`.
 pub fn run(args: Args) -> Result<()> {
-    super::init_logging("info");
+    crate::logging::init("info");
     let config = RefereeConfig {
         rule: args.rule,
         turn_time: args.turn_time,
