@@ -107,7 +107,7 @@ impl Engine {
         let usable = budget.saturating_sub(safety_margin(budget));
         let limits = Limits {
             deadline: Some(start + usable),
-            soft_deadline: Some(start + usable.mul_f64(0.5)),
+            soft_deadline: Some(start + usable.mul_f64(0.65)),
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),
             root_vcf_nodes: self.config.max_nodes.map_or(50_000, |n| (n / 4).max(1)),

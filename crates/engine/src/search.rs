@@ -346,6 +346,10 @@ impl<'a> Searcher<'a> {
             self.pos.undo();
             return won.then_some(f);
         }
+        if t.opp_flex4 {
+            // The defender has an open three: a three of ours is too slow.
+            return None;
+        }
         let mut threes: Vec<(Point, i32)> = Point::all()
             .filter(|&p| {
                 self.pos.is_near(p) && {
@@ -568,8 +572,8 @@ impl<'a> Searcher<'a> {
             // Lost against best play: resist anyway, the opponent may err.
             root = self.moves(&Threats::default(), 0, None);
             if root.is_empty() {
-                let p = Point::all()
-                    .find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
+                let p =
+                    Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
                 return Some(decided(p, -WIN + 2, Reason::Forced, self.nodes));
             }
         } else if t.opp_five.is_none() {
@@ -612,18 +616,25 @@ impl<'a> Searcher<'a> {
         Some(best)
     }
 
-    /// If the opponent threatens a win by fours, keeps only the root moves
-    /// that stop it (own fours are always kept: they come first).
+    /// If the opponent threatens a win by fours (were it to move now),
+    /// keeps only the root moves after which it has none. Own fours are
+    /// always kept (they force the reply); so is a move whose check runs
+    /// out of nodes. (The VCT is not exact enough to filter by: a missed
+    /// defence would make a false threat and throw good moves away.)
     fn refute_vcf(&mut self, root: &mut Vec<(Point, i32)>) {
-        let me = self.pos.side();
-        self.pos.toggle_pass();
-        let budget = self.nodes + self.limits.root_vcf_nodes / 4;
-        let threat = self.vcf(ROOT_VCF_DEPTH, budget).is_some();
-        self.pos.toggle_pass();
-        if !threat || root.len() < 2 {
+        if root.len() < 2 {
             return;
         }
-        let per_move = (self.limits.root_vcf_nodes / 4 / root.len() as u64).max(200);
+        let me = self.pos.side();
+        let allowance = self.limits.root_vcf_nodes / 2;
+        self.pos.toggle_pass();
+        let budget = self.nodes + allowance / 4;
+        let threat = self.vcf(ROOT_VCF_DEPTH, budget).is_some();
+        self.pos.toggle_pass();
+        if !threat {
+            return;
+        }
+        let per_move = (allowance * 3 / 4 / root.len() as u64).max(200);
         let mut kept = Vec::with_capacity(root.len());
         for &(m, score) in root.iter() {
             if self.stopped {
