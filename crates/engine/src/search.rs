@@ -1,12 +1,17 @@
-//! The search: iterative-deepening principal-variation alpha-beta over
-//! threat-restricted moves, with a VCF solver at the root and at the
-//! leaves.
+//! The search: threat-space solvers and iterative-deepening
+//! principal-variation alpha-beta over threat-restricted moves.
 //!
-//! Every node first reads the threats on the board: a five of its own wins
-//! at once, an opponent's four must be blocked (a black block on a forbidden
-//! point loses), an own open four wins in three. Against an opponent's
-//! open three only the moves that stop it, or own fours, are searched.
-//! Leaves try a short VCF before trusting the static evaluation.
+//! The root first looks for a win by continuous fours (VCF), then by
+//! continuous threats (VCT); if the opponent, were it to move, would win by
+//! fours, only the moves that stop it are searched.
+//!
+//! Every node of the alpha-beta search reads the threats on the board: a
+//! five of its own wins at once, an opponent's four must be blocked (a black
+//! block on a forbidden point loses), an own open four wins in three.
+//! Against an opponent's open three only the moves that stop it, or own
+//! fours, are searched. Leaves try a short VCF before trusting the static
+//! evaluation. Quiet moves are ordered by their pattern values, killers and
+//! history, reduced when late and pruned when very late.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
