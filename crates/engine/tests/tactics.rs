@@ -133,16 +133,24 @@ fn node_limit_is_reproducible() {
     assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
 }
 
+/// The 26 canonical openings, shared with the rules library's tests.
+const OPENINGS: &str = include_str!("../../renju/tests/data/renju-openings.txt");
+
 #[test]
 fn self_play_never_plays_forbidden() {
+    let openings: Vec<&str> = OPENINGS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .collect();
+    assert_eq!(openings.len(), 26);
     for rule in [Rule::Renju, Rule::RenjuSimplified] {
-        for opening in ["h8 h9 f10", "h8 i9 j10", "h8 h9 j8"] {
+        for opening in &openings {
             let mut g = Game::from_moves(rule, pts(opening)).unwrap();
-            let mut players = [engine(300), engine(300)];
+            let mut players = [engine(200), engine(200)];
             for p in &mut players {
                 p.new_game(rule).unwrap();
             }
-            while g.result().is_none() && g.moves().len() < 120 {
+            while g.result().is_none() && g.moves().len() < 100 {
                 let side = g.side_to_move().index();
                 let m = players[side].pick(&g, BUDGET).unwrap();
                 g.play(m)
