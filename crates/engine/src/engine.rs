@@ -120,10 +120,10 @@ impl Engine {
             for k in 1..self.config.threads {
                 let pos = pos.clone();
                 let stop = &stop;
-                let start_depth = 1 + (k as i32 % 2);
+                let start_depth = 2 + (k as i32 % 2);
                 scope.spawn(move || {
                     Searcher::new(pos, tt, stop, limits)
-                        .start_at(start_depth)
+                        .helper(start_depth)
                         .think()
                 });
             }

@@ -117,6 +117,7 @@ pub struct Searcher<'a> {
     history: [[i32; NUM_POINTS]; 2],
     vcf_fails: Vec<u64>,
     start_depth: i32,
+    helper: bool,
 }
 
 impl<'a> Searcher<'a> {
@@ -134,13 +135,17 @@ impl<'a> Searcher<'a> {
             history: [[0; NUM_POINTS]; 2],
             vcf_fails: vec![0; 1 << 16],
             start_depth: 1,
+            helper: false,
         }
     }
 
-    /// Starts iterative deepening at `depth` instead of 1 (helper threads
-    /// start deeper so that the threads spread over depths).
-    pub fn start_at(mut self, depth: i32) -> Self {
+    /// Makes this a helper thread of lazy SMP: it only fills the shared
+    /// table, so it skips the root solvers (the main thread runs them) and
+    /// starts iterative deepening at `depth` to spread the threads over
+    /// depths.
+    pub fn helper(mut self, depth: i32) -> Self {
         self.start_depth = depth.max(1);
+        self.helper = true;
         self
     }
 
@@ -560,7 +565,7 @@ impl<'a> Searcher<'a> {
         if self.pos.moves().is_empty() {
             return Some(decided(Point::CENTER, 0, Reason::Forced, 0));
         }
-        if t.opp_five.is_none() {
+        if t.opp_five.is_none() && !self.helper {
             let budget = self.limits.root_vcf_nodes;
             if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget) {
                 return Some(decided(p, WIN - n, Reason::Vcf, self.nodes));
@@ -581,7 +586,7 @@ impl<'a> Searcher<'a> {
                     Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
                 return Some(decided(p, -WIN + 2, Reason::Forced, self.nodes));
             }
-        } else if t.opp_five.is_none() {
+        } else if t.opp_five.is_none() && !self.helper {
             self.refute_vcf(&mut root);
         }
         if root.len() == 1 {
