@@ -136,7 +136,11 @@ impl Engine {
             // The search only proposes legal moves; this guard keeps a bug
             // from ever costing a game.
             tracing::error!(best = %outcome.best, "search proposed an illegal move");
-            outcome.best = first_legal(game).ok_or(PlayerError::NoMove)?;
+            outcome.best = game
+                .legal_moves()
+                .into_iter()
+                .next()
+                .ok_or(PlayerError::NoMove)?;
         }
         tracing::debug!(
             best = %outcome.best,
@@ -150,10 +154,6 @@ impl Engine {
         self.last = Some(outcome.clone());
         Ok(outcome)
     }
-}
-
-fn first_legal(game: &Game) -> Option<Point> {
-    game.legal_moves().into_iter().next()
 }
 
 impl Player for Engine {
