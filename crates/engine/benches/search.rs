@@ -10,11 +10,13 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine::{Engine, EngineConfig, Player, Reason};
 use renju::{Game, Point, Rule};
 
-/// Middle-game positions from engine matches (RIF moves).
-const MIDGAMES: [&str; 3] = [
-    "h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11",
+/// Middle-game positions from engine matches (RIF moves), none decided by
+/// the root solvers.
+const MIDGAMES: [&str; 4] = [
     "h8 h9 g10 g9 e9 g7 j9 e7 d7 g5 g6 e3 f4",
-    "h8 h9 h10 g7 e8 j7 i8 g8 k8 e5 j8 l8 i9",
+    "h8 h9 f9 e11 e8 g10 e6 e10 e12 g11",
+    "h8 h9 f10 e11 j6 i7 f11 f8 k6 e9",
+    "h8 h9 g9 g10 i8 f10 j8 g8 i10 e10 d10 f9",
 ];
 
 /// Positions from engine games where the side to move wins by continuous

@@ -107,7 +107,7 @@ impl Engine {
         let usable = budget.saturating_sub(safety_margin(budget));
         let limits = Limits {
             deadline: Some(start + usable),
-            soft_deadline: Some(start + usable.mul_f64(0.5)),
+            soft_deadline: Some(start + usable.mul_f64(0.65)),
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),
             root_vcf_nodes: self.config.max_nodes.map_or(50_000, |n| (n / 4).max(1)),
@@ -120,10 +120,10 @@ impl Engine {
             for k in 1..self.config.threads {
                 let pos = pos.clone();
                 let stop = &stop;
-                let start_depth = 1 + (k as i32 % 2);
+                let start_depth = 2 + (k as i32 % 2);
                 scope.spawn(move || {
                     Searcher::new(pos, tt, stop, limits)
-                        .start_at(start_depth)
+                        .helper(start_depth)
                         .think()
                 });
             }
@@ -136,7 +136,11 @@ impl Engine {
             // The search only proposes legal moves; this guard keeps a bug
             // from ever costing a game.
             tracing::error!(best = %outcome.best, "search proposed an illegal move");
-            outcome.best = first_legal(game).ok_or(PlayerError::NoMove)?;
+            outcome.best = game
+                .legal_moves()
+                .into_iter()
+                .next()
+                .ok_or(PlayerError::NoMove)?;
         }
         tracing::debug!(
             best = %outcome.best,
@@ -150,10 +154,6 @@ impl Engine {
         self.last = Some(outcome.clone());
         Ok(outcome)
     }
-}
-
-fn first_legal(game: &Game) -> Option<Point> {
-    game.legal_moves().into_iter().next()
 }
 
 impl Player for Engine {

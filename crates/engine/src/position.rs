@@ -346,11 +346,14 @@ impl Position {
             let l = self.patterns.line(self.modes[c], own, blocked);
             let i = p.index();
             // Most stones leave a distant point's pattern as it was.
-            if self.lines[c][i][d] == l {
+            let mut lines = self.lines[c][i];
+            if lines[d] == l {
                 continue;
             }
-            self.lines[c][i][d] = l;
-            let lines = self.lines[c][i];
+            // Update a copy and store it whole: reading the array back
+            // right after a one-byte store would stall the load.
+            lines[d] = l;
+            self.lines[c][i] = lines;
             let threat = self.patterns.threat(lines);
             self.threat[c][i] = threat;
             let value = lines.iter().map(|&l| LINE_VALUE[l as usize]).sum::<i32>()

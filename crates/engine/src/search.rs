@@ -1,12 +1,17 @@
-//! The search: iterative-deepening principal-variation alpha-beta over
-//! threat-restricted moves, with a VCF solver at the root and at the
-//! leaves.
+//! The search: threat-space solvers and iterative-deepening
+//! principal-variation alpha-beta over threat-restricted moves.
 //!
-//! Every node first reads the threats on the board: a five of its own wins
-//! at once, an opponent's four must be blocked (a black block on a forbidden
-//! point loses), an own open four wins in three. Against an opponent's
-//! open three only the moves that stop it, or own fours, are searched.
-//! Leaves try a short VCF before trusting the static evaluation.
+//! The root first looks for a win by continuous fours (VCF), then by
+//! continuous threats (VCT); if the opponent, were it to move, would win by
+//! fours, only the moves that stop it are searched.
+//!
+//! Every node of the alpha-beta search reads the threats on the board: a
+//! five of its own wins at once, an opponent's four must be blocked (a black
+//! block on a forbidden point loses), an own open four wins in three.
+//! Against an opponent's open three only the moves that stop it, or own
+//! fours, are searched. Leaves try a short VCF before trusting the static
+//! evaluation. Quiet moves are ordered by their pattern values, killers and
+//! history, reduced when late and pruned when very late.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -112,6 +117,7 @@ pub struct Searcher<'a> {
     history: [[i32; NUM_POINTS]; 2],
     vcf_fails: Vec<u64>,
     start_depth: i32,
+    helper: bool,
 }
 
 impl<'a> Searcher<'a> {
@@ -129,13 +135,17 @@ impl<'a> Searcher<'a> {
             history: [[0; NUM_POINTS]; 2],
             vcf_fails: vec![0; 1 << 16],
             start_depth: 1,
+            helper: false,
         }
     }
 
-    /// Starts iterative deepening at `depth` instead of 1 (helper threads
-    /// start deeper so that the threads spread over depths).
-    pub fn start_at(mut self, depth: i32) -> Self {
+    /// Makes this a helper thread of lazy SMP: it only fills the shared
+    /// table, so it skips the root solvers (the main thread runs them) and
+    /// starts iterative deepening at `depth` to spread the threads over
+    /// depths.
+    pub fn helper(mut self, depth: i32) -> Self {
         self.start_depth = depth.max(1);
+        self.helper = true;
         self
     }
 
@@ -346,6 +356,10 @@ impl<'a> Searcher<'a> {
             self.pos.undo();
             return won.then_some(f);
         }
+        if t.opp_flex4 {
+            // The defender has an open three: a three of ours is too slow.
+            return None;
+        }
         let mut threes: Vec<(Point, i32)> = Point::all()
             .filter(|&p| {
                 self.pos.is_near(p) && {
@@ -551,7 +565,7 @@ impl<'a> Searcher<'a> {
         if self.pos.moves().is_empty() {
             return Some(decided(Point::CENTER, 0, Reason::Forced, 0));
         }
-        if t.opp_five.is_none() {
+        if t.opp_five.is_none() && !self.helper {
             let budget = self.limits.root_vcf_nodes;
             if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget) {
                 return Some(decided(p, WIN - n, Reason::Vcf, self.nodes));
@@ -572,7 +586,7 @@ impl<'a> Searcher<'a> {
                     Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
                 return Some(decided(p, -WIN + 2, Reason::Forced, self.nodes));
             }
-        } else if t.opp_five.is_none() {
+        } else if t.opp_five.is_none() && !self.helper {
             self.refute_vcf(&mut root);
         }
         if root.len() == 1 {
@@ -612,18 +626,25 @@ impl<'a> Searcher<'a> {
         Some(best)
     }
 
-    /// If the opponent threatens a win by fours, keeps only the root moves
-    /// that stop it (own fours are always kept: they come first).
+    /// If the opponent threatens a win by fours (were it to move now),
+    /// keeps only the root moves after which it has none. Own fours are
+    /// always kept (they force the reply); so is a move whose check runs
+    /// out of nodes. (The VCT is not exact enough to filter by: a missed
+    /// defence would make a false threat and throw good moves away.)
     fn refute_vcf(&mut self, root: &mut Vec<(Point, i32)>) {
-        let me = self.pos.side();
-        self.pos.toggle_pass();
-        let budget = self.nodes + self.limits.root_vcf_nodes / 4;
-        let threat = self.vcf(ROOT_VCF_DEPTH, budget).is_some();
-        self.pos.toggle_pass();
-        if !threat || root.len() < 2 {
+        if root.len() < 2 {
             return;
         }
-        let per_move = (self.limits.root_vcf_nodes / 4 / root.len() as u64).max(200);
+        let me = self.pos.side();
+        let allowance = self.limits.root_vcf_nodes / 2;
+        self.pos.toggle_pass();
+        let budget = self.nodes + allowance / 4;
+        let threat = self.vcf(ROOT_VCF_DEPTH, budget).is_some();
+        self.pos.toggle_pass();
+        if !threat {
+            return;
+        }
+        let per_move = (allowance * 3 / 4 / root.len() as u64).max(200);
         let mut kept = Vec::with_capacity(root.len());
         for &(m, score) in root.iter() {
             if self.stopped {

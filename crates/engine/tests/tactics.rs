@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use engine::{Engine, EngineConfig, Player, Reason, WIN_BOUND};
+use engine::{Engine, EngineConfig, Player, Reason, WIN, WIN_BOUND};
 use renju::{Color, Game, Point, Rule};
 
 fn pts(s: &str) -> Vec<Point> {
@@ -69,33 +69,41 @@ fn finds_a_four_three_by_fours() {
     assert!(o.score >= WIN_BOUND);
 }
 
+/// Positions from engine games where the side to move wins by six or
+/// seven fours in a row.
+const LONG_VCFS: [&str; 2] = [
+    "h8 h9 g8 g9 f9 f8 e10 h7 e7 f10 j7 e9 k8 g11 j8 i8 d8 j9 k10 g6 f5 h12 i13 h10 c12 d11 i11",
+    "h8 h9 g9 f11 f8 g10 i8 g8 h10 i11 i7 j6 e7 d6 i9 i10 f7 j11 k12 g7 f10 e11 j8 g11 h11 e12 \
+     d13 d11 c11 e10 f9 f6 k7 l6 i6 i5 e9 g14 d9 c9 c10",
+];
+
 #[test]
-fn finds_a_longer_vcf() {
-    // White wins by fours only: e5 (four, black f6? no: d4 e5 f6 g7 h8).
-    // Three fours in a row, each answered by the single block, end in a
-    // double four.
-    let g = game(Rule::Renju, "c3 j3 o15 o1 a15 m14 l13", "d4 e5 g7 k4 k5 k7");
-    let mut e = engine(50_000);
-    let o = e.analyse(&g, BUDGET).unwrap();
-    assert!(o.score >= WIN_BOUND, "{o:?}");
-    let mut g2 = g.clone();
-    // Play the win out with the engine on both sides: white must win.
-    let mut black = engine(5_000);
-    loop {
-        let w = e.pick(&g2, BUDGET).unwrap();
-        if g2.play(w).unwrap().is_some() {
-            break;
+fn finds_long_vcfs_and_wins_them() {
+    for moves in LONG_VCFS {
+        let start = Game::from_moves(Rule::Renju, pts(moves)).unwrap();
+        let attacker = start.side_to_move();
+        let mut e = engine(200_000);
+        let o = e.analyse(&start, BUDGET).unwrap();
+        assert_eq!(o.reason, Reason::Vcf, "{moves}: {o:?}");
+        assert!(o.score >= WIN - 13, "{moves}: {o:?}");
+        // Play it out against the engine defending: every attacking move
+        // is a four (or the five), and the attacker wins.
+        let mut g = start.clone();
+        let mut defender = engine(5_000);
+        while g.result().is_none() {
+            let me = g.side_to_move();
+            let p = if me == attacker {
+                e.pick(&g, BUDGET).unwrap()
+            } else {
+                defender.pick(&g, BUDGET).unwrap()
+            };
+            g.play(p).unwrap();
         }
-        let b = black.pick(&g2, BUDGET).unwrap();
-        assert!(g2.play(b).unwrap().is_none(), "black won");
+        assert!(
+            matches!(g.result(), Some(renju::GameResult::Win { winner, .. }) if *winner == attacker),
+            "{moves}"
+        );
     }
-    assert!(matches!(
-        g2.result(),
-        Some(renju::GameResult::Win {
-            winner: Color::White,
-            ..
-        })
-    ));
 }
 
 #[test]
@@ -133,16 +141,24 @@ fn node_limit_is_reproducible() {
     assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
 }
 
+/// The 26 canonical openings, shared with the rules library's tests.
+const OPENINGS: &str = include_str!("../../renju/tests/data/renju-openings.txt");
+
 #[test]
 fn self_play_never_plays_forbidden() {
+    let openings: Vec<&str> = OPENINGS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .collect();
+    assert_eq!(openings.len(), 26);
     for rule in [Rule::Renju, Rule::RenjuSimplified] {
-        for opening in ["h8 h9 f10", "h8 i9 j10", "h8 h9 j8"] {
+        for opening in &openings {
             let mut g = Game::from_moves(rule, pts(opening)).unwrap();
-            let mut players = [engine(300), engine(300)];
+            let mut players = [engine(200), engine(200)];
             for p in &mut players {
                 p.new_game(rule).unwrap();
             }
-            while g.result().is_none() && g.moves().len() < 120 {
+            while g.result().is_none() && g.moves().len() < 100 {
                 let side = g.side_to_move().index();
                 let m = players[side].pick(&g, BUDGET).unwrap();
                 g.play(m)

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use renju::{Color, Game, Point, Rule};
+use renju::{Game, Point, Rule};
 
 use crate::{format_point, parse_point};
 
@@ -351,11 +351,6 @@ impl BrainProtocol {
             budget,
         }]
     }
-
-    /// The colour the brain plays in the current game, once known.
-    pub fn our_color(&self) -> Option<Color> {
-        self.game.as_ref().map(|g| g.side_to_move())
-    }
 }
 
 fn send(s: &str) -> Action {
@@ -369,6 +364,7 @@ fn not_started() -> Vec<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use renju::Color;
 
     fn brain() -> BrainProtocol {
         BrainProtocol::new(About {

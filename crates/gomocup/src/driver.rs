@@ -9,7 +9,7 @@
 //! dropped.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -73,15 +73,24 @@ impl ExternalBrain {
         let words = split_command(command_line)
             .filter(|w| !w.is_empty())
             .ok_or_else(|| DriverError::Command(command_line.to_owned()))?;
-        let program = Path::new(&words[0]);
-        let mut cmd = Command::new(program);
+        let mut program = PathBuf::from(&words[0]);
+        let dir = program
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_path_buf);
+        if dir.is_some() {
+            // A relative path would be resolved in the new working
+            // directory below: make it absolute first.
+            program = std::fs::canonicalize(&program)?;
+        }
+        let mut cmd = Command::new(&program);
         cmd.args(&words[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         // Brains find their data files next to themselves, as under
         // Piskvork.
-        if let Some(dir) = program.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
         let mut child = cmd.spawn()?;

@@ -259,10 +259,14 @@ pub fn run(args: Args) -> Result<()> {
             Some(c) => format!("B ({c}) wins"),
             None => "draw".to_owned(),
         };
+        let opening_text = if opening.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format_points(opening.to_vec())
+        };
         println!(
-            "game {}: A {a_colour}, opening {}: {result} by {} after {} moves: {}",
+            "game {}: A {a_colour}, opening {opening_text}: {result} by {} after {} moves: {}",
             n + 1,
-            format_points(opening.to_vec()),
             played.how,
             played.moves.len(),
             format_points(played.moves)
