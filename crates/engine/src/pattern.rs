@@ -14,10 +14,7 @@
 
 use std::sync::LazyLock;
 
-/// Points on each side of the centre in a window.
-pub const HALF: usize = 5;
-const CELLS: usize = 2 * HALF;
-const NUM_WINDOWS: usize = 59049; // 3^10
+use renju::window::{self, Cell, HALF, NUM_WINDOWS, Window, decode, encode};
 
 /// What a stone at a point makes along one line, weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -126,43 +123,6 @@ pub enum FiveMode {
     Exact,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Cell {
-    Empty,
-    Own,
-    Blocked,
-}
-
-type Window = [Cell; CELLS + 1];
-
-fn decode(mut index: usize) -> Window {
-    let mut w = [Cell::Empty; CELLS + 1];
-    w[HALF] = Cell::Own;
-    for k in 0..CELLS {
-        w[if k < HALF { k } else { k + 1 }] = match index % 3 {
-            0 => Cell::Empty,
-            1 => Cell::Own,
-            _ => Cell::Blocked,
-        };
-        index /= 3;
-    }
-    w
-}
-
-fn encode(w: &Window) -> usize {
-    let mut index = 0;
-    for k in (0..CELLS).rev() {
-        let cell = w[if k < HALF { k } else { k + 1 }];
-        index = index * 3
-            + match cell {
-                Cell::Empty => 0,
-                Cell::Own => 1,
-                Cell::Blocked => 2,
-            };
-    }
-    index
-}
-
 /// Length of the run of own stones through the centre.
 fn centre_run(w: &Window) -> usize {
     let left = w[..HALF]
@@ -218,7 +178,6 @@ fn classify(index: usize, mode: FiveMode, memo: &mut [Option<Line>]) -> Line {
 
 struct Tables {
     lines: [Vec<Line>; 2],
-    base3: Vec<u16>,
     threat: Vec<Threat>,
 }
 
@@ -264,13 +223,6 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
             .map(|i| classify(i, mode, &mut memo))
             .collect::<Vec<_>>()
     };
-    let base3 = (0..1usize << CELLS)
-        .map(|m| {
-            (0..CELLS)
-                .rev()
-                .fold(0u16, |v, k| v * 3 + ((m >> k) & 1) as u16)
-        })
-        .collect();
     let mut threat = vec![Threat::None; 11 * 11 * 11 * 11];
     for a in Line::ALL {
         for b in Line::ALL {
@@ -283,7 +235,6 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     }
     Tables {
         lines: [table(FiveMode::FiveOrMore), table(FiveMode::Exact)],
-        base3,
         threat,
     }
 });
@@ -304,10 +255,7 @@ impl Patterns {
     /// stones or off the board).
     #[inline]
     pub fn line(self, mode: FiveMode, own: u32, blocked: u32) -> Line {
-        let squeeze = |m: u32| ((m & 0x1f) | ((m >> 1) & 0x3e0)) as usize;
-        let t = self.0;
-        let i = t.base3[squeeze(own)] as usize + 2 * t.base3[squeeze(blocked)] as usize;
-        t.lines[mode as usize][i]
+        self.0.lines[mode as usize][window::index(own, blocked)]
     }
 
     /// The combined threat of four line patterns.

@@ -10,27 +10,12 @@
 
 use std::sync::LazyLock;
 
-use renju::{Board, Color, NUM_POINTS, Point, Rule, SIZE};
+use renju::window::HALF;
+use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule};
 
-use crate::pattern::{FiveMode, HALF, Line, Patterns, Threat};
-
-/// Lines per direction (the diagonals have the most: 29).
-const MAX_LINES: usize = 2 * SIZE - 1;
-const DIRS: [(isize, isize); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
-
-/// Where a point sits on its line in each direction.
-#[derive(Clone, Copy, Default)]
-struct LinePos {
-    line: u8,
-    pos: u8,
-}
+use crate::pattern::{FiveMode, Line, Patterns, Threat};
 
 struct Geometry {
-    /// `at[d][p]`: the point's line and bit position in direction `d`.
-    at: [[LinePos; NUM_POINTS]; 4],
-    /// `walls[d][line]`: the bits of the padded line mask that are off the
-    /// board (the padding, and beyond the line's end).
-    walls: [[u32; MAX_LINES]; 4],
     /// `around[p]`: points at most two away from `p` in both coordinates.
     around: Vec<Vec<Point>>,
     /// `window[d][p]`: the points within five of `p` along direction `d`.
@@ -38,31 +23,6 @@ struct Geometry {
 }
 
 static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
-    let mut at = [[LinePos::default(); NUM_POINTS]; 4];
-    let mut walls = [[!0u32; MAX_LINES]; 4];
-    for p in Point::all() {
-        for (d, &(dx, dy)) in DIRS.iter().enumerate() {
-            // Walk back to the line's first point: its index names the line.
-            let mut first = p;
-            let mut pos = 0;
-            while let Some(q) = first.offset(-dx, -dy) {
-                first = q;
-                pos += 1;
-            }
-            let line = match d {
-                0 => first.y(),
-                1 => first.x(),
-                // Starts on the bottom row or the left column.
-                2 => first.x() + (SIZE - 1) - first.y(),
-                _ => first.x() + first.y(),
-            };
-            at[d][p.index()] = LinePos {
-                line: line as u8,
-                pos: pos as u8,
-            };
-            walls[d][line] &= !(1 << (pos + HALF));
-        }
-    }
     let around = Point::all()
         .map(|p| {
             let mut v = Vec::new();
@@ -86,12 +46,7 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
             })
         })
         .collect();
-    Geometry {
-        at,
-        walls,
-        around,
-        window,
-    }
+    Geometry { around, window }
 });
 
 /// Hash key of white to move.
@@ -107,7 +62,6 @@ const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 pub struct Position {
     rule: Rule,
     board: Board,
-    masks: [[[u32; MAX_LINES]; 4]; 2],
     lines: [[[Line; 4]; NUM_POINTS]; 2],
     threat: [[Threat; NUM_POINTS]; 2],
     value: [[i32; NUM_POINTS]; 2],
@@ -133,7 +87,6 @@ impl Position {
         let mut pos = Position {
             rule,
             board: Board::new(),
-            masks: [[[0; MAX_LINES]; 4]; 2],
             lines: [[[Line::Dead; 4]; NUM_POINTS]; 2],
             threat: [[Threat::None; NUM_POINTS]; 2],
             value: [[0; NUM_POINTS]; 2],
@@ -283,7 +236,7 @@ impl Position {
             .place(p, c)
             .expect("the search only plays empty points");
         self.moves.push(p);
-        self.toggle(p, c);
+        self.refresh_around(p);
         for &q in &self.geometry.around[p.index()] {
             self.near[q.index()] += 1;
         }
@@ -292,20 +245,18 @@ impl Position {
     /// Takes back the last move.
     pub fn undo(&mut self) {
         let p = self.moves.pop().expect("undo after play");
-        let c = self.board.remove(p).expect("the last move holds a stone");
-        self.toggle(p, c);
+        self.board.remove(p).expect("the last move holds a stone");
+        self.refresh_around(p);
         for &q in &self.geometry.around[p.index()] {
             self.near[q.index()] -= 1;
         }
     }
 
-    fn toggle(&mut self, p: Point, c: Color) {
+    /// Reclassifies the points whose windows hold `p`, after a stone was
+    /// placed there or taken away.
+    fn refresh_around(&mut self, p: Point) {
         let g = self.geometry;
-        for d in 0..4 {
-            let at = g.at[d][p.index()];
-            self.masks[c.index()][d][at.line as usize] ^= 1 << (at.pos + HALF as u8);
-        }
-        for d in 0..4 {
+        for d in 0..NUM_DIRS {
             for &q in &g.window[p.index()][d] {
                 if q == p {
                     self.refresh(q);
@@ -335,14 +286,9 @@ impl Position {
     /// Recomputes direction `d` of the empty point `p` for both colours.
     #[inline]
     fn refresh_dir(&mut self, p: Point, d: usize) {
-        let g = self.geometry;
-        let at = g.at[d][p.index()];
-        let line = at.line as usize;
-        let shift = at.pos as u32;
-        let wall = g.walls[d][line];
-        for c in 0..2 {
-            let own = (self.masks[c][d][line] >> shift) & 0x7ff;
-            let blocked = ((self.masks[1 - c][d][line] | wall) >> shift) & 0x7ff;
+        for color in Color::ALL {
+            let c = color.index();
+            let (own, blocked) = self.board.window(p, d, color);
             let l = self.patterns.line(self.modes[c], own, blocked);
             let i = p.index();
             // Most stones leave a distant point's pattern as it was.

@@ -5,9 +5,10 @@ use std::fmt;
 use crate::color::Color;
 use crate::error::IllegalMove;
 use crate::geometry::{DIRS, GEOMETRY, MAX_LINES, NUM_DIRS};
-use crate::pattern::{HALF, LineInfo, Patterns};
+use crate::pattern::{LineInfo, Patterns};
 use crate::point::{NUM_POINTS, Point, SIZE};
 use crate::rule::Rule;
+use crate::window::HALF;
 
 /// Stones on the 15 x 15 board.
 ///
@@ -176,23 +177,26 @@ impl Board {
         Some(line)
     }
 
-    /// The 11-point window along direction `d` centred on `p`, as masks of
-    /// black stones and of blocked points (white or off the board); bit 5 is
-    /// `p` itself.
+    /// The 11-point window along direction `d` (an index into [`DIRS`])
+    /// centred on `p`, seen from `color`'s side: masks of `color`'s stones
+    /// and of blocked points (the other colour's stones, or off the board),
+    /// bit [`window::HALF`](crate::window::HALF) being `p` itself. Read it
+    /// with [`window::index`](crate::window::index).
     #[inline]
-    pub(crate) fn window(&self, p: Point, d: usize) -> (u32, u32) {
+    pub fn window(&self, p: Point, d: usize, color: Color) -> (u32, u32) {
         let g = GEOMETRY[d][p.index()];
         let line = g.line as usize;
-        let black = (self.lines[0][d][line] as u32) << HALF;
-        let blocked = ((self.lines[1][d][line] as u32 | (!0u32 << g.len)) << HALF) | 0x1f;
+        let own = (self.lines[color.index()][d][line] as u32) << HALF;
+        let other = self.lines[(!color).index()][d][line] as u32 | (!0u32 << g.len);
+        let blocked = (other << HALF) | ((1 << HALF) - 1);
         let mask = (1 << (2 * HALF + 1)) - 1;
-        ((black >> g.pos) & mask, (blocked >> g.pos) & mask)
+        ((own >> g.pos) & mask, (blocked >> g.pos) & mask)
     }
 
     /// What a black stone at `p` would make along direction `d`.
     #[inline]
     pub(crate) fn line_info(&self, patterns: Patterns, p: Point, d: usize) -> LineInfo {
-        let (black, blocked) = self.window(p, d);
+        let (black, blocked) = self.window(p, d, Color::Black);
         patterns.lookup(black, blocked)
     }
 }

@@ -39,6 +39,7 @@ pub mod notation;
 mod pattern;
 mod point;
 mod rule;
+pub mod window;
 
 pub use board::{Board, ZOBRIST};
 pub use color::Color;

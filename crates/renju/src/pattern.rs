@@ -10,10 +10,7 @@
 
 use std::sync::LazyLock;
 
-/// Half the window: points on each side of the centre.
-pub const HALF: usize = 5;
-const CELLS: usize = 2 * HALF;
-const NUM_WINDOWS: usize = 59049; // 3^10
+use crate::window::{self, Cell, HALF, NUM_WINDOWS, Window, decode};
 
 /// What a black stone at the window's centre makes along the line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,19 +64,9 @@ impl LineInfo {
 
 const STRAIGHT_OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Cell {
-    Empty,
-    Black,
-    Blocked,
-}
-
-/// Cells indexed by offset + HALF; index HALF is the centre.
-type Window = [Cell; CELLS + 1];
-
 fn at(w: &Window, off: isize) -> Cell {
     let i = off + HALF as isize;
-    if (0..=CELLS as isize).contains(&i) {
+    if (0..=window::CELLS as isize).contains(&i) {
         w[i as usize]
     } else {
         // Beyond the window is never needed for the shapes below; treating
@@ -91,10 +78,10 @@ fn at(w: &Window, off: isize) -> Cell {
 /// The black run through `off`: (first offset, last offset).
 fn run(w: &Window, off: isize) -> (isize, isize) {
     let (mut a, mut b) = (off, off);
-    while at(w, a - 1) == Cell::Black {
+    while at(w, a - 1) == Cell::Own {
         a -= 1;
     }
-    while at(w, b + 1) == Cell::Black {
+    while at(w, b + 1) == Cell::Own {
         b += 1;
     }
     (a, b)
@@ -122,7 +109,7 @@ fn evaluate(w: &Window) -> LineInfo {
             continue;
         }
         let mut v = *w;
-        v[(q + HALF as isize) as usize] = Cell::Black;
+        v[(q + HALF as isize) as usize] = Cell::Own;
         let (a, b) = run(&v, q);
         if a <= 0 && 0 <= b && b - a + 1 == 5 {
             let set = (a..=b)
@@ -144,13 +131,13 @@ fn evaluate(w: &Window) -> LineInfo {
             continue;
         }
         let mut v = *w;
-        v[(q + HALF as isize) as usize] = Cell::Black;
+        v[(q + HALF as isize) as usize] = Cell::Own;
         let (a, b) = run(&v, 0);
         let straight = b - a + 1 == 4
             && at(&v, a - 1) == Cell::Empty
             && at(&v, b + 1) == Cell::Empty
-            && at(&v, a - 2) != Cell::Black
-            && at(&v, b + 2) != Cell::Black;
+            && at(&v, a - 2) != Cell::Own
+            && at(&v, b + 2) != Cell::Own;
         if straight {
             bits |= 1 << (LineInfo::STRAIGHT_SHIFT + i as u16);
         }
@@ -163,7 +150,7 @@ fn evaluate(w: &Window) -> LineInfo {
             shape.iter().enumerate().all(|(k, &c)| {
                 let cell = at(w, start + k as isize);
                 match c {
-                    b'B' => cell == Cell::Black,
+                    b'B' => cell == Cell::Own,
                     _ => cell == Cell::Empty,
                 }
             }) && shape[(-start) as usize] == b'B'
@@ -175,61 +162,25 @@ fn evaluate(w: &Window) -> LineInfo {
     LineInfo(bits)
 }
 
-fn decode(mut index: usize) -> Window {
-    let mut w = [Cell::Empty; CELLS + 1];
-    w[HALF] = Cell::Black;
-    for k in 0..CELLS {
-        let cell = match index % 3 {
-            0 => Cell::Empty,
-            1 => Cell::Black,
-            _ => Cell::Blocked,
-        };
-        index /= 3;
-        w[if k < HALF { k } else { k + 1 }] = cell;
-    }
-    w
-}
-
-struct Tables {
-    info: Vec<LineInfo>,
-    /// Base-3 value of a 10-bit mask: bit k contributes 3^k.
-    base3: [u16; 1 << CELLS],
-}
-
-static TABLES: LazyLock<Tables> = LazyLock::new(|| {
-    let info = (0..NUM_WINDOWS).map(|i| evaluate(&decode(i))).collect();
-    let mut base3 = [0u16; 1 << CELLS];
-    for (m, v) in base3.iter_mut().enumerate() {
-        let mut pow = 1u16;
-        for k in 0..CELLS {
-            if m & (1 << k) != 0 {
-                *v += pow;
-            }
-            pow = pow.wrapping_mul(3);
-        }
-    }
-    Tables { info, base3 }
-});
+static INFO: LazyLock<Vec<LineInfo>> =
+    LazyLock::new(|| (0..NUM_WINDOWS).map(|i| evaluate(&decode(i))).collect());
 
 /// A handle on the pattern tables, fetched once per search so that the
 /// lazy initialisation check stays out of inner loops.
 #[derive(Clone, Copy)]
-pub struct Patterns(&'static Tables);
+pub struct Patterns(&'static [LineInfo]);
 
 impl Patterns {
     /// The tables, built on first use.
     pub fn get() -> Patterns {
-        Patterns(&TABLES)
+        Patterns(&INFO)
     }
 
     /// The line info for a window given as two 11-bit masks (bit 5 is the
     /// centre, ignored): black stones, and blocked points.
     #[inline]
     pub fn lookup(self, black: u32, blocked: u32) -> LineInfo {
-        let squeeze = |m: u32| ((m & 0x1f) | ((m >> 1) & 0x3e0)) as usize;
-        let t = self.0;
-        let i = t.base3[squeeze(black)] as usize + 2 * t.base3[squeeze(blocked)] as usize;
-        t.info[i]
+        self.0[window::index(black, blocked)]
     }
 }
 
