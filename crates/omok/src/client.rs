@@ -1,5 +1,5 @@
 //! The player's side over TCP: a thin tokio layer around
-//! [`Session`](crate::player::Session).
+//! [`Session`].
 //!
 //! A [`Connection`] sends Connect as soon as it is made and Ready once
 //! seated, and hands the application the session's [`Notice`]s one at a time

@@ -33,7 +33,7 @@ pub struct Args {
     /// not ready, after this long.
     #[arg(long, default_value = "5m", value_parser = parse_duration)]
     idle_timeout: Duration,
-    /// Record each finished game in DIR/games.jsonl and DIR/<id>.sgf.
+    /// Record each finished game in DIR/games.jsonl and one DIR/ID.sgf per game.
     #[arg(long, value_name = "DIR")]
     record_dir: Option<PathBuf>,
 }
