@@ -19,18 +19,18 @@ pub struct Args {
 
 #[derive(Subcommand)]
 enum OmokCommand {
-    /// Print black's forbidden points for positions read from standard input.
-    Forbidden(forbidden::Args),
-    /// Play on a referee with a program: the built-in engine or a Gomocup
-    /// engine.
-    Bot(bot::Args),
-    /// Play in the terminal: against a referee with --connect, or against
-    /// the computer.
+    /// Play in the terminal: against the computer, or on a referee with
+    /// --connect.
     Play(play::Args),
     /// Referee games of the 3-byte Omok protocol over TCP.
     Serve(serve::Args),
+    /// Play on a referee with a program: the built-in engine or a Gomocup
+    /// engine.
+    Bot(bot::Args),
     /// Print the final board of a recorded game (.sgf or games.jsonl).
     Show(show::Args),
+    /// Print black's forbidden points for positions read from standard input.
+    Forbidden(forbidden::Args),
     /// Load-test the referee in-process: round trips against a TCP echo, and
     /// many tables playing at once.
     Loadtest(loadtest::Args),
