@@ -225,3 +225,65 @@ fn rule_names_and_codes() {
     assert_eq!(Rule::default(), Rule::Renju);
     assert!("gomoku".parse::<Rule>().is_err());
 }
+
+/// A position with one empty point, d1, where black would make seven in a
+/// row: rows 15 (top) to 1, `X` black, `O` white. No line of five anywhere.
+const ONE_FORBIDDEN_GAP: [&str; 15] = [
+    "OOOOXOOOXXOOXXO",
+    "OOXXOOXXOOXXOOX",
+    "XXOOXXOOXXOOXXO",
+    "OOXXOOXXOOXXOOX",
+    "XXOOXXOOXXOOXXO",
+    "OOXXOOXXOOXXOOX",
+    "XXOOXXOOXXOOXXO",
+    "OOXXOOXXOOXXOOX",
+    "XXOOXXOOXXOOXXO",
+    "OOXXOOXXOOXXOOX",
+    "XXOOXXOOXXOOXXO",
+    "OOXXOOXXOOXXOOX",
+    "XXOOXXOOXXOOXXO",
+    "OOXXOOXXOOXXOOX",
+    "XXX.XXXOXXOOXXO",
+];
+
+#[test]
+fn black_without_a_legal_point_is_a_draw() {
+    let mut stones: [Vec<Point>; 2] = [Vec::new(), Vec::new()];
+    for (r, row) in ONE_FORBIDDEN_GAP.iter().enumerate() {
+        for (x, c) in row.bytes().enumerate() {
+            let q = Point::new(x, 14 - r).unwrap();
+            match c {
+                b'X' => stones[0].push(q),
+                b'O' => stones[1].push(q),
+                _ => {}
+            }
+        }
+    }
+    // Reach the position by legal moves: black plays the first of its
+    // stones that is not forbidden at the time, white the next of its own,
+    // keeping one white stone for the last move.
+    let last_white = stones[1].pop().unwrap();
+    let mut game = Game::new(Rule::Renju);
+    while !stones[0].is_empty() {
+        let i = stones[0]
+            .iter()
+            .position(|&q| game.check(q).is_ok())
+            .expect("a legal black stone");
+        assert_eq!(game.play(stones[0].remove(i)), Ok(None));
+        if let Some(w) = stones[1].pop() {
+            assert_eq!(game.play(w), Ok(None));
+        }
+    }
+    let d1 = p("d1");
+    assert_eq!(
+        game.play(last_white).unwrap().cloned(),
+        Some(GameResult::Draw),
+        "{}",
+        game.board()
+    );
+    assert_eq!(
+        game.board().forbidden_kind(d1, Rule::Renju),
+        Some(ForbiddenKind::Overline)
+    );
+    assert_eq!(game.board().stone_count(), 224);
+}
