@@ -134,8 +134,12 @@ impl Board {
         Point::all().filter(|&p| self.is_empty(p))
     }
 
-    /// Length of the run of `color` stones through `p` in direction `d`,
-    /// counting `p` as `color` whatever it holds.
+    /// Length of the run of `color` stones through `p` in direction `d`
+    /// (an index into [`DIRS`]), counting `p` as `color` whatever it holds.
+    ///
+    /// # Panics
+    ///
+    /// If `d >= NUM_DIRS`.
     #[inline]
     pub fn run_length(&self, p: Point, d: usize, color: Color) -> u32 {
         let g = GEOMETRY[d][p.index()];
@@ -182,6 +186,10 @@ impl Board {
     /// and of blocked points (the other colour's stones, or off the board),
     /// bit [`window::HALF`](crate::window::HALF) being `p` itself. Read it
     /// with [`window::index`](crate::window::index).
+    ///
+    /// # Panics
+    ///
+    /// If `d >= NUM_DIRS`.
     #[inline]
     pub fn window(&self, p: Point, d: usize, color: Color) -> (u32, u32) {
         let g = GEOMETRY[d][p.index()];
