@@ -98,8 +98,10 @@ pub async fn drive(
 ) {
     let _ = updates.send(Update::Connected(conn.peer()));
     let mut pending = session.handle(Event::Connected);
-    // Silence is counted from the last line heard or the last call made.
+    // Silence is counted from the session's last activity (a line heard or
+    // a call made during play; otherwise the start of the phase).
     let mut quiet_since = Instant::now();
+    let mut activity = session.activity();
     loop {
         // Carry out the actions, feeding back write failures as a close.
         while !pending.is_empty() {
@@ -139,9 +141,12 @@ pub async fn drive(
             let board = session.board().expect("a turn comes after the board");
             if let Some(k) = chooser.choose(board) {
                 pending = session.handle(Event::Call(k));
-                quiet_since = Instant::now();
                 continue;
             }
+        }
+        if session.activity() != activity {
+            activity = session.activity();
+            quiet_since = Instant::now();
         }
         let deadline = quiet_since + session.idle_limit();
         // On this side's turn the other side has nothing to say; its own
@@ -166,9 +171,6 @@ pub async fn drive(
                 Some(Input::Quit) | None => Event::Quit,
             },
         };
-        if matches!(event, Event::Line(_) | Event::BadFrame(_) | Event::Call(_)) {
-            quiet_since = Instant::now();
-        }
         let closed = event == Event::Closed;
         pending = session.handle(event);
         if closed && !pending.contains(&Action::Close) {

@@ -370,8 +370,8 @@ impl fmt::Display for Message {
             }
             Message::Flag(flag, k) => write!(f, "{} {k}", flag.keyword()),
             Message::Answer(answer) => f.write_str(answer.keyword()),
-            Message::Chat(text) => write!(f, "CHAT {text}"),
-            Message::Error(text) => write!(f, "ERROR {text}"),
+            Message::Chat(text) => write!(f, "CHAT {}", clip(text, "CHAT ")),
+            Message::Error(text) => write!(f, "ERROR {}", clip(text, "ERROR ")),
             Message::Commit(hash) => write!(f, "COMMIT {hash}"),
             Message::Reveal { salt, card } => write!(f, "REVEAL {salt} {card}"),
             Message::Resume { id, seen } => write!(f, "RESUME {id} {seen}"),
@@ -379,9 +379,31 @@ impl fmt::Display for Message {
     }
 }
 
+/// The longest start of free `text` that keeps its line, after `keyword`,
+/// within [`MAX_LINE`](crate::frame::MAX_LINE) bytes: a reason quoting a
+/// peer's over-long line must not itself be over-long.
+fn clip<'a>(text: &'a str, keyword: &str) -> &'a str {
+    let mut end = text.len().min(crate::frame::MAX_LINE - keyword.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn free_text_lines_stay_within_the_limit() {
+        let long = "é".repeat(800);
+        for m in [Message::Error(long.clone()), Message::Chat(long)] {
+            let line = m.to_string();
+            assert!(line.len() <= crate::frame::MAX_LINE, "{}", line.len());
+            assert!(line.len() > crate::frame::MAX_LINE - 2);
+        }
+        assert_eq!(Message::Error("short".into()).to_string(), "ERROR short");
+    }
 
     fn round_trip(line: &str) -> Message {
         let message = Message::parse(line).unwrap();

@@ -85,6 +85,9 @@ pub struct Session {
     phase: Phase,
     ending: Option<Ending>,
     resumes: usize,
+    /// Counts the events that restart the idle limit; see
+    /// [`Session::activity`].
+    activity: u64,
 }
 
 impl Session {
@@ -101,6 +104,7 @@ impl Session {
             phase: Phase::Hello,
             ending: None,
             resumes: 0,
+            activity: 0,
         }
     }
 
@@ -173,8 +177,28 @@ impl Session {
         }
     }
 
+    /// Changes whenever the idle limit ([`Session::idle_limit`]) starts
+    /// again: on every line heard and every call made during play (chat
+    /// included: the peer is there), and otherwise only when the game moves
+    /// to another phase, so that chat cannot stretch the handshake or the
+    /// wait for REVEAL past their limits.
+    pub fn activity(&self) -> u64 {
+        self.activity
+    }
+
     /// Feeds one event and returns what to do.
     pub fn handle(&mut self, event: Event) -> Vec<Action> {
+        let phase_before = std::mem::discriminant(&self.phase);
+        let in_play = matches!(self.phase, Phase::Play(_));
+        let heard_or_called = matches!(event, Event::Line(_) | Event::BadFrame(_) | Event::Call(_));
+        let out = self.dispatch(event);
+        if (in_play && heard_or_called) || std::mem::discriminant(&self.phase) != phase_before {
+            self.activity += 1;
+        }
+        out
+    }
+
+    fn dispatch(&mut self, event: Event) -> Vec<Action> {
         let mut out = Vec::new();
         match event {
             Event::Connected => self.on_connected(&mut out),

@@ -562,6 +562,51 @@ async fn silence_past_the_idle_limit() {
 }
 
 #[tokio::test]
+async fn chat_does_not_stretch_the_hello_limit() {
+    let limits = Limits {
+        hello: Duration::from_millis(300),
+        ..Limits::default()
+    };
+    let settings = Settings::new(5, 5, Role::Guest).unwrap();
+    let rows = "1 2 3 4 5\n6 7 8 9 10\n11 12 13 14 15\n16 17 18 19 20\n21 22 23 24 25";
+    let (person, _keep) = idle_person();
+    let (addr, host) = spawn_host(
+        options(settings, card(rows), Extensions::default(), limits),
+        person,
+    )
+    .await;
+    let RawPeer { reader, mut writer } = RawPeer::connect(&addr).await;
+    // A peer that chats every 100 ms, well within the limit, and never
+    // says HELLO.
+    let chatter = tokio::spawn(async move {
+        for _ in 0..50 {
+            if writer.write_all(b"CHAT still here\n").await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let mut lines = reader.lines();
+    let error = timeout(LIMIT, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("ERROR") {
+                return line;
+            }
+        }
+        panic!("closed without ERROR");
+    })
+    .await
+    .expect("the HELLO limit holds despite the chat");
+    assert!(error.contains("0.3 s"), "{error}");
+    let (ending, _) = timeout(LIMIT, host).await.unwrap().unwrap();
+    assert!(
+        matches!(ending, Ending::Error { sent: true, .. }),
+        "{ending:?}"
+    );
+    chatter.abort();
+}
+
+#[tokio::test]
 async fn an_error_from_the_peer_ends_the_game() {
     let settings = Settings::new(5, 5, Role::Guest).unwrap();
     let (person, _keep) = idle_person();
