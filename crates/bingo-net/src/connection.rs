@@ -60,12 +60,13 @@ impl Connection {
         self.framed.send(message).await
     }
 
-    /// Closes politely: flush, end our side, and wait up to `limit` for the
-    /// other side to end its own, so that nothing we sent is lost to a reset.
+    /// Closes politely: flush, end our side, and wait for the other side to
+    /// end its own, so that nothing we sent is lost to a reset; all within
+    /// `limit`, even if the other side has stopped reading.
     pub async fn close(mut self, limit: Duration) {
-        let _ = self.framed.flush().await;
-        let _ = self.framed.get_mut().shutdown().await;
         let _ = tokio::time::timeout(limit, async {
+            let _ = self.framed.flush().await;
+            let _ = self.framed.get_mut().shutdown().await;
             while let Some(Ok(_)) = self.framed.next().await {}
         })
         .await;
