@@ -4,9 +4,8 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use renju::{Game, Point, Rule};
+use renju::{Game, Player, PlayerError, Point, Rule};
 
-use crate::player::{Player, PlayerError};
 use crate::position::Position;
 use crate::search::{Limits, Outcome, Searcher};
 use crate::tt::Table;
@@ -96,6 +95,18 @@ impl Engine {
 
     /// Searches `game` within `budget` and returns the full outcome.
     pub fn analyse(&mut self, game: &Game, budget: Duration) -> Result<Outcome, PlayerError> {
+        self.analyse_until(game, budget, &AtomicBool::new(false))
+    }
+
+    /// [`Engine::analyse`], also ending the search with the best move so
+    /// far as soon as another thread sets `stop` (a Gomocup `STOP`, a
+    /// player leaving). The search sets `stop` itself when it ends.
+    pub fn analyse_until(
+        &mut self,
+        game: &Game,
+        budget: Duration,
+        stop: &AtomicBool,
+    ) -> Result<Outcome, PlayerError> {
         let start = Instant::now();
         if game.result().is_some() {
             return Err(PlayerError::NoMove);
@@ -114,12 +125,10 @@ impl Engine {
             root_vct_nodes: self.config.max_nodes.map_or(40_000, |n| (n / 4).max(1)),
         };
         let pos = Position::from_moves(game.rule(), game.moves());
-        let stop = AtomicBool::new(false);
         let tt = &self.tt;
         let outcome = std::thread::scope(|scope| {
             for k in 1..self.config.threads {
                 let pos = pos.clone();
-                let stop = &stop;
                 let start_depth = 2 + (k as i32 % 2);
                 scope.spawn(move || {
                     Searcher::new(pos, tt, stop, limits)
@@ -127,7 +136,7 @@ impl Engine {
                         .think()
                 });
             }
-            let outcome = Searcher::new(pos, tt, &stop, limits).think();
+            let outcome = Searcher::new(pos, tt, stop, limits).think();
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             outcome
         });

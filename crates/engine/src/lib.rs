@@ -13,11 +13,11 @@
 
 mod engine;
 pub mod pattern;
-mod player;
 pub mod position;
 mod search;
 mod tt;
 
 pub use engine::{Engine, EngineConfig, safety_margin};
-pub use player::{Player, PlayerError};
+// The trait's home is `renju`; re-exported so `engine::Player` keeps working.
+pub use renju::{Player, PlayerError};
 pub use search::{Outcome, Reason, WIN, WIN_BOUND};

@@ -1,4 +1,4 @@
-//! The manager's side: an external Gomocup engine as an [`engine::Player`].
+//! The manager's side: an external Gomocup engine as an [`renju::Player`].
 //!
 //! [`ExternalBrain::spawn`] starts the engine process and greets it
 //! (`START 15`, `ABOUT`). Each [`Player::pick`] sends the time limits, then
@@ -14,8 +14,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use engine::{Player, PlayerError};
-use renju::{Game, Point, Rule};
+use renju::{Game, Player, PlayerError, Point, Rule};
 use thiserror::Error;
 
 use crate::{format_point, parse_point};

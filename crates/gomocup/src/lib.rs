@@ -1,11 +1,11 @@
 //! The Gomocup (Piskvork) brain protocol: the engine side (`madang brain`)
 //! and a driver that runs any external Gomocup engine as a
-//! [`engine::Player`].
+//! [`renju::Player`].
 //!
 //! - [`brain`]: the brain's side as a sans-IO state machine: manager lines
 //!   in, [`brain::Action`]s out (lines to send, positions to think about).
 //! - [`driver`]: [`ExternalBrain`], the manager's side: spawns an engine
-//!   process and plays it through [`engine::Player`].
+//!   process and plays it through [`renju::Player`].
 //!
 //! Coordinates are Gomocup's 0-based `x,y`, mapped to [`renju::Point`]'s
 //! column and row (a reflection of the board, which no rule notices).

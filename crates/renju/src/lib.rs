@@ -10,6 +10,8 @@
 //!   forbidden points ([`Board::forbidden_points`],
 //!   [`Board::forbidden_kind`]) and detects fives.
 //! - [`Game`] is a game under one [`Rule`]: moves, turn, undo and result.
+//! - [`Player`] is the interface of everything that picks moves (the
+//!   engine, external Gomocup brains).
 //!
 //! The rules follow the project's `rules.md`: official RIF Renju
 //! ([`Rule::Renju`], the default, with the recursive three test), the Omok
@@ -37,6 +39,7 @@ mod game;
 mod geometry;
 pub mod notation;
 mod pattern;
+mod player;
 mod point;
 mod rule;
 pub mod window;
@@ -47,5 +50,6 @@ pub use error::{IllegalMove, ParsePointError, ParseRuleError};
 pub use forbidden::ForbiddenKind;
 pub use game::{Game, GameResult};
 pub use geometry::{DIRS, NUM_DIRS};
+pub use player::{Player, PlayerError};
 pub use point::{NUM_POINTS, Point, SIZE, Symmetry};
 pub use rule::Rule;

@@ -1,8 +1,12 @@
 //! The interface every move picker offers.
+//!
+//! It lives with the rules rather than in `engine` so that everything that
+//! picks moves (the built-in engine, an external Gomocup brain driven by
+//! `gomocup`, bots) can offer it without depending on the engine.
 
 use std::time::Duration;
 
-use renju::{Game, Point, Rule};
+use crate::{Game, Point, Rule};
 use thiserror::Error;
 
 /// Why a player could not give a move.
