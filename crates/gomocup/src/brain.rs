@@ -1,16 +1,31 @@
-//! The brain's side of the protocol as a sans-IO state machine.
+//! The brain's side of the protocol as a sans-IO state machine, in the
+//! project's one shape: events in with the time
+//! ([`BrainProtocol::handle`]), outputs polled
+//! ([`BrainProtocol::poll_output`]), one deadline
+//! ([`BrainProtocol::poll_timeout`], [`BrainProtocol::handle_timeout`]).
 //!
-//! [`BrainProtocol::handle`] takes one line from the manager and returns
-//! what to do: lines to send, or a position to think about
-//! ([`Action::Think`]). When the engine has chosen, the caller reports the
-//! move with [`BrainProtocol::played`], which records it and returns the
-//! `x,y` line. No I/O and no clock here: the caller owns both.
+//! The search runs elsewhere (the caller's thread): [`BrainOutput::Think`]
+//! asks for it, [`BrainEvent::Moved`] reports its move. While it runs the
+//! protocol still reads lines, so `END` exits and `STOP`/`YXSTOP` ask for
+//! the best move now ([`BrainOutput::Stop`]); any other command waits until
+//! the move has been sent, as it would with a brain that thinks on its
+//! command loop. When the move's time is up without an answer the timer
+//! stops the search too. No I/O and no clock here.
 
-use std::time::Duration;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
-use renju::{Game, Point, Rule};
+use renju::{Game, NUM_POINTS, Point, Rule};
 
 use crate::{format_point, parse_point};
+
+/// Commands kept while the brain thinks; more are refused, so that a
+/// manager that floods a thinking brain cannot grow its memory.
+pub const MAX_PENDING: usize = 256;
+
+/// The longest time given to one move, whatever `INFO` says: longer
+/// values are not a real limit, and would overflow the clock.
+pub const MAX_TURN: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// What the brain says about itself in answer to `ABOUT`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,24 +40,44 @@ pub struct About {
     pub country: String,
 }
 
-/// What the caller must do after a line.
+/// What happens to the brain.
+#[derive(Clone, Copy, Debug)]
+pub enum BrainEvent<'a> {
+    /// A line from the manager.
+    Line(&'a str),
+    /// A line from the manager that could not be read; the text says why
+    /// (too long, not UTF-8) and is sent back in an `ERROR`.
+    Unreadable(&'a str),
+    /// The search asked for by [`BrainOutput::Think`] chose this move.
+    Moved(Point),
+    /// The search asked for by [`BrainOutput::Think`] found no move; the
+    /// text says why.
+    NoMove(&'a str),
+}
+
+/// What the caller must do.
 #[derive(Clone, Debug)]
-pub enum Action {
+pub enum BrainOutput {
     /// Send this line to the manager.
     Send(String),
-    /// Choose a move for the side to move in `game` within `budget`, then
-    /// call [`BrainProtocol::played`].
+    /// Start choosing a move for the side to move in `game` within
+    /// `budget`, and report it with [`BrainEvent::Moved`]; meanwhile keep
+    /// feeding lines.
     Think {
         /// The position.
         game: Box<Game>,
         /// Time for this move.
         budget: Duration,
     },
+    /// End the search now with the best move found so far (still reported
+    /// with [`BrainEvent::Moved`]).
+    Stop,
     /// A new game starts under `rule`: forget what was learnt.
     NewGame(Rule),
     /// The manager limits memory to this many bytes.
     MaxMemory(u64),
-    /// The manager said `END`: exit.
+    /// The manager said `END`: exit (a search in progress was told to
+    /// stop just before).
     Exit,
 }
 
@@ -75,8 +110,8 @@ impl Default for Info {
 
 impl Info {
     /// The time to spend on the next move, given how many stones are on
-    /// the board: the turn limit, and no more than a share of what is left
-    /// of the match clock.
+    /// the board: the turn limit, no more than a share of what is left of
+    /// the match clock, and never more than [`MAX_TURN`].
     pub fn budget(&self, stones: usize) -> Duration {
         let mut ms = self.timeout_turn;
         if self.timeout_match > 0 {
@@ -85,8 +120,40 @@ impl Info {
             let moves_left = (50u64.saturating_sub(stones as u64 / 2)).max(10) / 2;
             ms = ms.min(left / moves_left.max(1));
         }
-        Duration::from_millis(ms.max(1))
+        Duration::from_millis(ms.max(1)).min(MAX_TURN)
     }
+}
+
+/// A command that arrived while the brain was thinking.
+#[derive(Debug)]
+enum Pending {
+    Line(String),
+    Unreadable(String),
+}
+
+/// Where the protocol is, with the data of that state.
+#[derive(Debug)]
+enum State {
+    /// No `START` yet.
+    NoGame,
+    /// A game is on and the brain is not thinking.
+    Playing(Game),
+    /// Between `BOARD` and `DONE`: the stones listed so far (point, field),
+    /// and the game to keep if the list turns out wrong.
+    Board {
+        game: Game,
+        stones: Vec<(Point, u8)>,
+    },
+    /// A search is running for `game`. `deadline` is when the timer stops
+    /// it, `None` once it was told to stop; `pending` holds the commands
+    /// to run after the move.
+    Thinking {
+        game: Game,
+        deadline: Option<Instant>,
+        pending: VecDeque<Pending>,
+    },
+    /// `END` was received: nothing more happens.
+    Ended,
 }
 
 /// The brain's protocol state.
@@ -94,9 +161,8 @@ impl Info {
 pub struct BrainProtocol {
     about: About,
     info: Info,
-    game: Option<Game>,
-    /// Stones collected between `BOARD` and `DONE`: (point, field).
-    board: Option<Vec<(Point, u8)>>,
+    state: State,
+    outputs: VecDeque<BrainOutput>,
 }
 
 impl BrainProtocol {
@@ -105,8 +171,8 @@ impl BrainProtocol {
         BrainProtocol {
             about,
             info: Info::default(),
-            game: None,
-            board: None,
+            state: State::NoGame,
+            outputs: VecDeque::new(),
         }
     }
 
@@ -115,186 +181,308 @@ impl BrainProtocol {
         &self.info
     }
 
-    /// The current game, once started.
+    /// The current game, once started (during a search: the position
+    /// being searched).
     pub fn game(&self) -> Option<&Game> {
-        self.game.as_ref()
+        match &self.state {
+            State::Playing(game) | State::Board { game, .. } | State::Thinking { game, .. } => {
+                Some(game)
+            }
+            State::NoGame | State::Ended => None,
+        }
     }
 
-    /// Handles one line from the manager.
-    pub fn handle(&mut self, line: &str) -> Vec<Action> {
+    /// Feeds one event at time `now`.
+    pub fn handle(&mut self, event: BrainEvent<'_>, now: Instant) {
+        match event {
+            BrainEvent::Line(line) => self.line(line, now),
+            BrainEvent::Unreadable(why) => self.unreadable(why),
+            BrainEvent::Moved(p) => self.moved(Ok(p), now),
+            BrainEvent::NoMove(why) => self.moved(Err(why), now),
+        }
+    }
+
+    /// The next thing to do, if any.
+    pub fn poll_output(&mut self) -> Option<BrainOutput> {
+        self.outputs.pop_front()
+    }
+
+    /// When [`BrainProtocol::handle_timeout`] is next due: the end of the
+    /// current move's time.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match &self.state {
+            State::Thinking { deadline, .. } => *deadline,
+            _ => None,
+        }
+    }
+
+    /// The timer: a search still running when its move's time is up is
+    /// told to stop.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if let State::Thinking { deadline, .. } = &mut self.state
+            && deadline.is_some_and(|d| d <= now)
+        {
+            *deadline = None;
+            self.outputs.push_back(BrainOutput::Stop);
+        }
+    }
+
+    fn line(&mut self, line: &str, now: Instant) {
         let line = line.trim();
         if line.is_empty() {
-            return Vec::new();
-        }
-        if self.board.is_some() {
-            return self.board_line(line);
+            return;
         }
         let (cmd, rest) = match line.split_once(char::is_whitespace) {
-            Some((c, r)) => (c, r.trim()),
-            None => (line, ""),
+            Some((c, r)) => (c.to_ascii_uppercase(), r.trim()),
+            None => (line.to_ascii_uppercase(), ""),
         };
-        match cmd.to_ascii_uppercase().as_str() {
-            "START" => self.start(rest.trim().parse().ok().map(|n: usize| (n, n))),
+        match &mut self.state {
+            State::Ended => return,
+            State::Thinking {
+                deadline, pending, ..
+            } => {
+                match cmd.as_str() {
+                    "END" => self.end(),
+                    "STOP" | "YXSTOP" => {
+                        if deadline.take().is_some() {
+                            self.outputs.push_back(BrainOutput::Stop);
+                        }
+                    }
+                    _ if pending.len() >= MAX_PENDING => self.send(format!(
+                        "ERROR more than {MAX_PENDING} commands while thinking: {cmd} dropped"
+                    )),
+                    _ => pending.push_back(Pending::Line(line.to_owned())),
+                }
+                return;
+            }
+            State::Board { .. } => {
+                match cmd.as_str() {
+                    "END" => self.end(),
+                    "DONE" => self.board_done(now),
+                    _ => self.board_line(line),
+                }
+                return;
+            }
+            State::NoGame | State::Playing(_) => {}
+        }
+        match cmd.as_str() {
+            "START" => self.start(rest.parse().ok().map(|n: usize| (n, n))),
             "RECTSTART" => {
                 let size = rest
                     .split_once(',')
                     .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
                 self.start(size)
             }
-            "RESTART" => {
-                self.game = Some(Game::new(self.info.rule));
-                vec![Action::NewGame(self.info.rule), send("OK")]
-            }
-            "INFO" => self.info_line(rest),
-            "BEGIN" => match &self.game {
-                Some(g) if g.moves().is_empty() => self.think(),
-                Some(_) => vec![send("ERROR BEGIN on a board with stones")],
-                None => not_started(),
+            "RESTART" => match self.state {
+                State::Playing(_) => self.new_game(),
+                _ => self.not_started(),
             },
-            "TURN" => self.turn(rest),
-            "BOARD" => {
-                if self.game.is_none() {
-                    return not_started();
+            "INFO" => self.info_line(rest),
+            "BEGIN" => match &self.state {
+                State::Playing(g) if g.moves().is_empty() => self.think(now),
+                State::Playing(_) => self.send("ERROR BEGIN on a board with stones".to_owned()),
+                _ => self.not_started(),
+            },
+            "TURN" => self.turn(rest, now),
+            "BOARD" => match std::mem::replace(&mut self.state, State::NoGame) {
+                State::Playing(game) => {
+                    self.state = State::Board {
+                        game,
+                        stones: Vec::new(),
+                    }
                 }
-                self.board = Some(Vec::new());
-                Vec::new()
-            }
+                other => {
+                    self.state = other;
+                    self.not_started();
+                }
+            },
             "TAKEBACK" => self.takeback(rest),
             "ABOUT" => {
                 let a = &self.about;
-                vec![Action::Send(format!(
+                let about = format!(
                     "name=\"{}\", version=\"{}\", author=\"{}\", country=\"{}\"",
                     a.name, a.version, a.author, a.country
-                ))]
+                );
+                self.send(about);
             }
-            "END" => vec![Action::Exit],
-            _ => vec![Action::Send(format!("UNKNOWN command {cmd}"))],
+            "END" => self.end(),
+            // Nothing to stop: the move was sent already.
+            "STOP" | "YXSTOP" => {}
+            _ => self.send(format!("UNKNOWN command {cmd}")),
         }
     }
 
-    /// Records the engine's move and returns the line to send.
-    pub fn played(&mut self, p: Point) -> Vec<Action> {
-        if let Some(g) = &mut self.game {
-            if let Err(e) = g.play(p) {
-                return vec![Action::Send(format!("ERROR own move {p} refused: {e}"))];
+    fn unreadable(&mut self, why: &str) {
+        match &mut self.state {
+            State::Ended => {}
+            State::Thinking { pending, .. } if pending.len() < MAX_PENDING => {
+                pending.push_back(Pending::Unreadable(why.to_owned()));
             }
+            _ => self.send(format!("ERROR {why}")),
         }
-        vec![Action::Send(format_point(p))]
     }
 
-    fn start(&mut self, size: Option<(usize, usize)>) -> Vec<Action> {
+    fn moved(&mut self, result: Result<Point, &str>, now: Instant) {
+        let (mut game, pending) = match std::mem::replace(&mut self.state, State::NoGame) {
+            State::Thinking { game, pending, .. } => (game, pending),
+            other => {
+                // A search that was given up on (after END).
+                self.state = other;
+                return;
+            }
+        };
+        match result {
+            Ok(p) => match game.play(p) {
+                Ok(_) => self.send(format_point(p)),
+                Err(e) => self.send(format!("ERROR own move {p} refused: {e}")),
+            },
+            Err(why) => self.send(format!("ERROR {why}")),
+        }
+        self.state = State::Playing(game);
+        // Run what arrived meanwhile; a command that starts a new search
+        // queues the rest again.
+        for command in pending {
+            match command {
+                Pending::Line(line) => self.line(&line, now),
+                Pending::Unreadable(why) => self.unreadable(&why),
+            }
+        }
+    }
+
+    fn send(&mut self, line: String) {
+        self.outputs.push_back(BrainOutput::Send(line));
+    }
+
+    fn not_started(&mut self) {
+        self.send("ERROR no game: send START first".to_owned());
+    }
+
+    fn end(&mut self) {
+        if let State::Thinking { .. } = self.state {
+            self.outputs.push_back(BrainOutput::Stop);
+        }
+        self.state = State::Ended;
+        self.outputs.push_back(BrainOutput::Exit);
+    }
+
+    fn new_game(&mut self) {
+        self.state = State::Playing(Game::new(self.info.rule));
+        self.outputs.push_back(BrainOutput::NewGame(self.info.rule));
+        self.send("OK".to_owned());
+    }
+
+    fn start(&mut self, size: Option<(usize, usize)>) {
         match size {
-            Some((15, 15)) => {
-                self.game = Some(Game::new(self.info.rule));
-                vec![Action::NewGame(self.info.rule), send("OK")]
-            }
-            Some((w, h)) => vec![Action::Send(format!(
+            Some((15, 15)) => self.new_game(),
+            Some((w, h)) => self.send(format!(
                 "ERROR unsupported board size {w}x{h}: only 15x15 is played"
-            ))],
-            None => vec![send("ERROR expected a board size")],
+            )),
+            None => self.send("ERROR expected a board size".to_owned()),
         }
     }
 
-    fn info_line(&mut self, rest: &str) -> Vec<Action> {
+    fn info_line(&mut self, rest: &str) {
         let (key, value) = match rest.split_once(char::is_whitespace) {
             Some((k, v)) => (k.to_ascii_lowercase(), v.trim()),
-            None => return Vec::new(),
+            None => return,
         };
-        let number = value.parse::<i64>().ok();
         // Negative or unreadable values are ignored: INFO has no reply.
-        let n = number.and_then(|n| u64::try_from(n).ok());
+        let n = value.parse::<u64>().ok();
         match (key.as_str(), n) {
             ("timeout_turn", Some(n)) => self.info.timeout_turn = n,
             ("timeout_match", Some(n)) => self.info.timeout_match = n,
             ("time_left", Some(n)) => self.info.time_left = Some(n),
             ("max_memory", Some(n)) => {
                 self.info.max_memory = n;
-                return vec![Action::MaxMemory(n)];
+                self.outputs.push_back(BrainOutput::MaxMemory(n));
             }
             ("rule", Some(n)) => {
-                let rule = u32::try_from(n).ok().and_then(Rule::from_gomocup_code);
-                let Some(rule) = rule else {
-                    return vec![Action::Send(format!(
+                let Some(rule) = u32::try_from(n).ok().and_then(Rule::from_gomocup_code) else {
+                    self.send(format!(
                         "ERROR unsupported rule {n} (0 freestyle, 1 standard, 4 renju)"
-                    ))];
+                    ));
+                    return;
                 };
                 if rule != self.info.rule {
                     self.info.rule = rule;
                     // A rule change applies to the game in progress only if
                     // it has not started; otherwise from the next game.
-                    if self.game.as_ref().is_some_and(|g| g.moves().is_empty()) {
-                        self.game = Some(Game::new(rule));
-                        return vec![Action::NewGame(rule)];
+                    if let State::Playing(g) = &self.state
+                        && g.moves().is_empty()
+                    {
+                        self.state = State::Playing(Game::new(rule));
+                        self.outputs.push_back(BrainOutput::NewGame(rule));
                     }
                 }
             }
             _ => {}
         }
-        Vec::new()
     }
 
-    fn turn(&mut self, rest: &str) -> Vec<Action> {
-        let Some(game) = &mut self.game else {
-            return not_started();
+    fn turn(&mut self, rest: &str, now: Instant) {
+        let State::Playing(game) = &mut self.state else {
+            return self.not_started();
         };
         let Some(p) = parse_point(rest) else {
-            return vec![Action::Send(format!("ERROR bad coordinates {rest:?}"))];
+            return self.send(format!("ERROR bad coordinates {rest:?}"));
         };
         if let Err(e) = game.play(p) {
-            return vec![Action::Send(format!(
-                "ERROR move {} refused: {e}",
-                rest.trim()
-            ))];
+            return self.send(format!("ERROR move {rest} refused: {e}"));
         }
         if game.result().is_some() {
-            return vec![send("ERROR the game is over")];
+            return self.send("ERROR the game is over".to_owned());
         }
-        self.think()
+        self.think(now);
     }
 
-    fn takeback(&mut self, rest: &str) -> Vec<Action> {
-        let Some(game) = &mut self.game else {
-            return not_started();
+    fn takeback(&mut self, rest: &str) {
+        let State::Playing(game) = &mut self.state else {
+            return self.not_started();
         };
         match parse_point(rest) {
             Some(p) if game.last_move() == Some(p) => {
                 game.undo();
-                vec![send("OK")]
+                self.send("OK".to_owned());
             }
-            _ => vec![Action::Send(format!(
-                "ERROR cannot take back {:?}",
-                rest.trim()
-            ))],
+            _ => self.send(format!("ERROR cannot take back {rest:?}")),
         }
     }
 
-    fn board_line(&mut self, line: &str) -> Vec<Action> {
-        if line.eq_ignore_ascii_case("DONE") {
-            let stones = self.board.take().unwrap_or_default();
-            return match self.rebuild(&stones) {
-                Ok(game) => {
-                    let over = game.result().is_some();
-                    self.game = Some(game);
-                    if over {
-                        vec![send("ERROR the game is over")]
-                    } else {
-                        self.think()
-                    }
-                }
-                Err(e) => vec![Action::Send(format!("ERROR {e}"))],
-            };
-        }
+    fn board_line(&mut self, line: &str) {
+        let State::Board { stones, .. } = &mut self.state else {
+            return;
+        };
         let stone = line
             .rsplit_once(',')
             .and_then(|(xy, field)| Some((parse_point(xy)?, field.trim().parse::<u8>().ok()?)));
         match stone {
-            Some((p, field @ 1..=3)) => {
-                if let Some(b) = &mut self.board {
-                    b.push((p, field));
-                }
-                Vec::new()
+            Some((p, field @ 1..=3)) if stones.len() < NUM_POINTS => stones.push((p, field)),
+            Some(_) if stones.len() >= NUM_POINTS => {
+                self.send(format!("ERROR BOARD lists more than {NUM_POINTS} stones"));
             }
-            _ => vec![Action::Send(format!("ERROR bad BOARD line {line:?}"))],
+            _ => self.send(format!("ERROR bad BOARD line {line:?}")),
+        }
+    }
+
+    fn board_done(&mut self, now: Instant) {
+        let State::Board { game, stones } = std::mem::replace(&mut self.state, State::NoGame)
+        else {
+            return;
+        };
+        match self.rebuild(&stones) {
+            Ok(rebuilt) => {
+                let over = rebuilt.result().is_some();
+                self.state = State::Playing(rebuilt);
+                if over {
+                    self.send("ERROR the game is over".to_owned());
+                } else {
+                    self.think(now);
+                }
+            }
+            Err(e) => {
+                self.state = State::Playing(game);
+                self.send(format!("ERROR {e}"));
+            }
         }
     }
 
@@ -341,24 +529,26 @@ impl BrainProtocol {
             .ok_or_else(|| "the BOARD position is not legal".to_owned())
     }
 
-    fn think(&self) -> Vec<Action> {
-        let Some(game) = &self.game else {
-            return not_started();
+    /// Starts a search for the game in [`State::Playing`].
+    fn think(&mut self, now: Instant) {
+        let game = match std::mem::replace(&mut self.state, State::NoGame) {
+            State::Playing(game) => game,
+            other => {
+                self.state = other;
+                return;
+            }
         };
         let budget = self.info.budget(game.moves().len());
-        vec![Action::Think {
+        self.outputs.push_back(BrainOutput::Think {
             game: Box::new(game.clone()),
             budget,
-        }]
+        });
+        self.state = State::Thinking {
+            game,
+            deadline: now.checked_add(budget),
+            pending: VecDeque::new(),
+        };
     }
-}
-
-fn send(s: &str) -> Action {
-    Action::Send(s.to_owned())
-}
-
-fn not_started() -> Vec<Action> {
-    vec![send("ERROR no game: send START first")]
 }
 
 #[cfg(test)]
@@ -366,135 +556,295 @@ mod tests {
     use super::*;
     use renju::Color;
 
-    fn brain() -> BrainProtocol {
-        BrainProtocol::new(About {
-            name: "t".into(),
-            version: "1".into(),
-            author: "a".into(),
-            country: "KR".into(),
-        })
+    /// A brain under test, on a simulated clock.
+    struct Brain {
+        protocol: BrainProtocol,
+        now: Instant,
     }
 
-    fn sent(actions: &[Action]) -> Vec<String> {
-        actions
+    impl Brain {
+        fn new() -> Brain {
+            Brain {
+                protocol: BrainProtocol::new(About {
+                    name: "t".into(),
+                    version: "1".into(),
+                    author: "a".into(),
+                    country: "KR".into(),
+                }),
+                now: Instant::now(),
+            }
+        }
+
+        fn event(&mut self, event: BrainEvent<'_>) -> Vec<BrainOutput> {
+            self.protocol.handle(event, self.now);
+            std::iter::from_fn(|| self.protocol.poll_output()).collect()
+        }
+
+        fn line(&mut self, line: &str) -> Vec<BrainOutput> {
+            self.event(BrainEvent::Line(line))
+        }
+
+        /// Moves the clock on, running the timer when it is due.
+        fn advance(&mut self, by: Duration) -> Vec<BrainOutput> {
+            self.now += by;
+            if self.protocol.poll_timeout().is_some_and(|t| t <= self.now) {
+                self.protocol.handle_timeout(self.now);
+            }
+            std::iter::from_fn(|| self.protocol.poll_output()).collect()
+        }
+    }
+
+    fn sent(outputs: &[BrainOutput]) -> Vec<String> {
+        outputs
             .iter()
             .filter_map(|a| match a {
-                Action::Send(s) => Some(s.clone()),
+                BrainOutput::Send(s) => Some(s.clone()),
                 _ => None,
             })
             .collect()
     }
 
-    fn think(actions: &[Action]) -> (Game, Duration) {
-        actions
+    fn think(outputs: &[BrainOutput]) -> (Game, Duration) {
+        outputs
             .iter()
             .find_map(|a| match a {
-                Action::Think { game, budget } => Some((game.as_ref().clone(), *budget)),
+                BrainOutput::Think { game, budget } => Some((game.as_ref().clone(), *budget)),
                 _ => None,
             })
-            .expect("a Think action")
+            .expect("a Think output")
+    }
+
+    fn stops(outputs: &[BrainOutput]) -> usize {
+        outputs
+            .iter()
+            .filter(|a| matches!(a, BrainOutput::Stop))
+            .count()
     }
 
     #[test]
     fn start_sizes() {
-        let mut b = brain();
-        assert_eq!(sent(&b.handle("START 15")), ["OK"]);
-        assert!(sent(&b.handle("START 20"))[0].starts_with("ERROR"));
-        assert_eq!(sent(&b.handle("RECTSTART 15,15")), ["OK"]);
-        assert!(sent(&b.handle("RECTSTART 20,15"))[0].starts_with("ERROR"));
-        assert!(sent(&b.handle("START x"))[0].starts_with("ERROR"));
+        let mut b = Brain::new();
+        assert_eq!(sent(&b.line("START 15")), ["OK"]);
+        assert!(sent(&b.line("START 20"))[0].starts_with("ERROR"));
+        assert_eq!(sent(&b.line("RECTSTART 15,15")), ["OK"]);
+        assert!(sent(&b.line("RECTSTART 20,15"))[0].starts_with("ERROR"));
+        assert!(sent(&b.line("START x"))[0].starts_with("ERROR"));
     }
 
     #[test]
     fn begin_turn_and_moves() {
-        let mut b = brain();
-        b.handle("START 15");
-        b.handle("INFO timeout_turn 1000");
-        let (g, budget) = think(&b.handle("BEGIN"));
+        let mut b = Brain::new();
+        b.line("START 15");
+        b.line("INFO timeout_turn 1000");
+        let (g, budget) = think(&b.line("BEGIN"));
         assert!(g.moves().is_empty());
         assert_eq!(budget, Duration::from_millis(1000));
-        assert_eq!(sent(&b.played(Point::CENTER)), ["7,7"]);
-        let (g, _) = think(&b.handle("TURN 8,8"));
+        assert_eq!(sent(&b.event(BrainEvent::Moved(Point::CENTER))), ["7,7"]);
+        let (g, _) = think(&b.line("TURN 8,8"));
         assert_eq!(g.moves().len(), 2);
         assert_eq!(g.side_to_move(), Color::Black);
+        b.event(BrainEvent::Moved(Point::new(0, 0).unwrap()));
         // An occupied point is refused.
-        assert!(sent(&b.handle("TURN 8,8"))[0].starts_with("ERROR"));
-        assert!(sent(&b.handle("TURN 99,1"))[0].starts_with("ERROR"));
+        assert!(sent(&b.line("TURN 8,8"))[0].starts_with("ERROR"));
+        assert!(sent(&b.line("TURN 99,1"))[0].starts_with("ERROR"));
+        // So is a move the search got wrong, and the brain stays usable.
+        b.line("TURN 9,9");
+        let out = b.event(BrainEvent::Moved(Point::CENTER));
+        assert!(sent(&out)[0].starts_with("ERROR own move"), "{out:?}");
+        b.line("TURN 10,10");
+        assert!(sent(&b.event(BrainEvent::NoMove("no legal move")))[0].starts_with("ERROR"));
     }
 
     #[test]
     fn board_rebuilds_the_game() {
-        let mut b = brain();
-        b.handle("INFO rule 4");
-        b.handle("START 15");
-        assert!(b.handle("BOARD").is_empty());
+        let mut b = Brain::new();
+        b.line("INFO rule 4");
+        b.line("START 15");
+        assert!(b.line("BOARD").is_empty());
         for l in ["7,7,2", "8,8,1", "6,6,2"] {
-            assert!(b.handle(l).is_empty());
+            assert!(b.line(l).is_empty());
         }
-        let (g, _) = think(&b.handle("DONE"));
+        let (g, _) = think(&b.line("DONE"));
         assert_eq!(g.moves().len(), 3);
         assert_eq!(g.side_to_move(), Color::White);
         assert_eq!(g.rule(), Rule::Renju);
         assert_eq!(g.board().get(Point::new(8, 8).unwrap()), Some(Color::White));
-        // An impossible count of stones is an error.
-        b.handle("BOARD");
-        b.handle("1,1,1");
-        b.handle("2,2,1");
-        assert!(sent(&b.handle("DONE"))[0].starts_with("ERROR"));
+        b.event(BrainEvent::Moved(Point::new(1, 1).unwrap()));
+        // An impossible count of stones is an error, and the game is kept.
+        b.line("BOARD");
+        b.line("1,1,1");
+        b.line("2,2,1");
+        assert!(sent(&b.line("DONE"))[0].starts_with("ERROR"));
+        assert_eq!(b.protocol.game().unwrap().moves().len(), 4);
+    }
+
+    #[test]
+    fn board_lists_are_bounded() {
+        let mut b = Brain::new();
+        b.line("START 15");
+        b.line("BOARD");
+        for p in Point::all() {
+            assert!(b.line(&format!("{},{},2", p.x(), p.y())).is_empty());
+        }
+        let out = b.line("0,0,1");
+        assert!(sent(&out)[0].contains("more than 225 stones"), "{out:?}");
+        assert!(sent(&b.line("DONE"))[0].starts_with("ERROR"));
     }
 
     #[test]
     fn info_rules_memory_and_budget() {
-        let mut b = brain();
-        b.handle("START 15");
+        let mut b = Brain::new();
+        b.line("START 15");
         for (code, rule) in [
             (0, Rule::Freestyle),
             (1, Rule::Standard),
             (2, Rule::Renju),
             (4, Rule::Renju),
         ] {
-            let a = b.handle(&format!("INFO rule {code}"));
-            assert_eq!(b.info().rule, rule);
+            let a = b.line(&format!("INFO rule {code}"));
+            assert_eq!(b.protocol.info().rule, rule);
             assert!(sent(&a).is_empty());
         }
-        assert!(sent(&b.handle("INFO rule 9"))[0].starts_with("ERROR"));
+        assert!(sent(&b.line("INFO rule 9"))[0].starts_with("ERROR"));
         assert!(matches!(
-            b.handle("INFO max_memory 83886080")[..],
-            [Action::MaxMemory(83_886_080)]
+            b.line("INFO max_memory 83886080")[..],
+            [BrainOutput::MaxMemory(83_886_080)]
         ));
-        b.handle("INFO timeout_turn 5000");
-        b.handle("INFO timeout_match 100000");
-        b.handle("INFO time_left 20000");
-        b.handle("INFO game_type 1");
-        b.handle("INFO folder /tmp");
-        assert_eq!(b.info().budget(0), Duration::from_millis(800));
-        b.handle("INFO time_left 900000");
-        assert_eq!(b.info().budget(0), Duration::from_millis(5000));
+        b.line("INFO timeout_turn 5000");
+        b.line("INFO timeout_match 100000");
+        b.line("INFO time_left 20000");
+        b.line("INFO game_type 1");
+        b.line("INFO folder /tmp");
+        let info = b.protocol.info();
+        assert_eq!(info.budget(0), Duration::from_millis(800));
+        b.line("INFO time_left 900000");
+        assert_eq!(b.protocol.info().budget(0), Duration::from_millis(5000));
+        // A limit beyond any real one is capped, not overflowed.
+        b.line("INFO timeout_match 0");
+        b.line(&format!("INFO timeout_turn {}", u64::MAX));
+        let (_, budget) = think(&b.line("BEGIN"));
+        assert_eq!(budget, MAX_TURN);
     }
 
     #[test]
     fn about_takeback_end_and_unknown() {
-        let mut b = brain();
+        let mut b = Brain::new();
         assert_eq!(
-            sent(&b.handle("ABOUT")),
+            sent(&b.line("ABOUT")),
             ["name=\"t\", version=\"1\", author=\"a\", country=\"KR\""]
         );
-        b.handle("START 15");
-        b.handle("TURN 7,7");
-        assert_eq!(sent(&b.handle("TAKEBACK 7,7")), ["OK"]);
-        assert!(b.game().unwrap().moves().is_empty());
-        assert!(sent(&b.handle("TAKEBACK 7,7"))[0].starts_with("ERROR"));
-        assert!(sent(&b.handle("FOO"))[0].starts_with("UNKNOWN"));
-        assert!(matches!(b.handle("END")[..], [Action::Exit]));
+        b.line("START 15");
+        b.line("TURN 7,7");
+        b.event(BrainEvent::Moved(Point::new(8, 8).unwrap()));
+        assert!(sent(&b.line("TAKEBACK 7,7"))[0].starts_with("ERROR"));
+        assert_eq!(sent(&b.line("TAKEBACK 8,8")), ["OK"]);
+        assert_eq!(sent(&b.line("TAKEBACK 7,7")), ["OK"]);
+        assert!(b.protocol.game().unwrap().moves().is_empty());
+        assert!(sent(&b.line("FOO"))[0].starts_with("UNKNOWN"));
+        // STOP with nothing to stop says nothing.
+        assert!(b.line("STOP").is_empty());
+        assert!(matches!(b.line("END")[..], [BrainOutput::Exit]));
+        assert!(b.line("ABOUT").is_empty(), "nothing after END");
     }
 
     #[test]
     fn restart_clears_the_board() {
-        let mut b = brain();
-        b.handle("START 15");
-        b.handle("TURN 7,7");
-        let a = b.handle("RESTART");
+        let mut b = Brain::new();
+        assert!(sent(&b.line("RESTART"))[0].starts_with("ERROR"));
+        b.line("START 15");
+        b.line("TURN 7,7");
+        b.event(BrainEvent::Moved(Point::new(8, 8).unwrap()));
+        let a = b.line("RESTART");
         assert_eq!(sent(&a), ["OK"]);
-        assert!(b.game().unwrap().moves().is_empty());
+        assert!(b.protocol.game().unwrap().moves().is_empty());
+    }
+
+    #[test]
+    fn end_while_thinking_stops_and_exits_at_once() {
+        let mut b = Brain::new();
+        b.line("START 15");
+        b.line("INFO timeout_turn 30000");
+        think(&b.line("TURN 7,7"));
+        assert!(b.advance(Duration::from_secs(2)).is_empty());
+        assert!(matches!(
+            b.line("END")[..],
+            [BrainOutput::Stop, BrainOutput::Exit]
+        ));
+        // The abandoned search's move is not sent.
+        assert!(b.event(BrainEvent::Moved(Point::CENTER)).is_empty());
+        assert_eq!(b.protocol.poll_timeout(), None);
+    }
+
+    #[test]
+    fn stop_asks_for_the_move_now() {
+        let mut b = Brain::new();
+        b.line("START 15");
+        b.line("INFO timeout_turn 30000");
+        think(&b.line("TURN 7,7"));
+        assert_eq!(stops(&b.line("YXSTOP")), 1);
+        // Asked once only, and the timer has nothing left to do.
+        assert!(b.line("STOP").is_empty());
+        assert_eq!(b.protocol.poll_timeout(), None);
+        let p = Point::new(7, 8).unwrap();
+        assert_eq!(sent(&b.event(BrainEvent::Moved(p))), ["7,8"]);
+    }
+
+    #[test]
+    fn the_timer_stops_a_search_that_overruns() {
+        let mut b = Brain::new();
+        b.line("START 15");
+        b.line("INFO timeout_turn 1000");
+        think(&b.line("BEGIN"));
+        assert_eq!(
+            b.protocol.poll_timeout(),
+            Some(b.now + Duration::from_secs(1))
+        );
+        assert!(b.advance(Duration::from_millis(999)).is_empty());
+        assert_eq!(stops(&b.advance(Duration::from_millis(1))), 1);
+        assert!(b.advance(Duration::from_secs(5)).is_empty());
+        assert_eq!(sent(&b.event(BrainEvent::Moved(Point::CENTER))), ["7,7"]);
+    }
+
+    #[test]
+    fn commands_wait_for_the_move() {
+        let mut b = Brain::new();
+        b.line("START 15");
+        think(&b.line("BEGIN"));
+        assert!(b.line("ABOUT").is_empty());
+        assert!(b.event(BrainEvent::Unreadable("not UTF-8")).is_empty());
+        assert!(b.line("TURN 8,8").is_empty());
+        assert!(b.line("ABOUT").is_empty());
+        let out = b.event(BrainEvent::Moved(Point::CENTER));
+        // The move, then what waited, in order, up to the next search.
+        let lines = sent(&out);
+        assert_eq!(lines.len(), 3, "{out:?}");
+        assert_eq!(lines[0], "7,7");
+        assert!(lines[1].starts_with("name="));
+        assert_eq!(lines[2], "ERROR not UTF-8");
+        assert_eq!(think(&out).0.moves().len(), 2);
+        let out = b.event(BrainEvent::Moved(Point::new(0, 0).unwrap()));
+        assert_eq!(sent(&out)[0], "0,0");
+        assert!(sent(&out)[1].starts_with("name="));
+    }
+
+    #[test]
+    fn a_flood_while_thinking_is_bounded() {
+        let mut b = Brain::new();
+        b.line("START 15");
+        think(&b.line("BEGIN"));
+        for _ in 0..MAX_PENDING {
+            assert!(b.line("ABOUT").is_empty());
+        }
+        assert!(sent(&b.line("ABOUT"))[0].contains("dropped"));
+        let out = b.event(BrainEvent::Moved(Point::CENTER));
+        assert_eq!(sent(&out).len(), 1 + MAX_PENDING);
+    }
+
+    #[test]
+    fn unreadable_lines_get_an_error() {
+        let mut b = Brain::new();
+        let out = b.event(BrainEvent::Unreadable("line longer than 64 KiB"));
+        assert_eq!(sent(&out), ["ERROR line longer than 64 KiB"]);
+        assert_eq!(sent(&b.line("START 15")), ["OK"]);
     }
 }

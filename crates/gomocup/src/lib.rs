@@ -3,7 +3,8 @@
 //! [`renju::Player`].
 //!
 //! - [`brain`]: the brain's side as a sans-IO state machine: manager lines
-//!   in, [`brain::Action`]s out (lines to send, positions to think about).
+//!   and search results in ([`BrainEvent`]), [`BrainOutput`]s out (lines to
+//!   send, searches to start or stop), one deadline.
 //! - [`driver`]: [`ExternalBrain`], the manager's side: spawns an engine
 //!   process and plays it through [`renju::Player`].
 //!
@@ -13,7 +14,7 @@
 pub mod brain;
 pub mod driver;
 
-pub use brain::{About, Action, BrainProtocol};
+pub use brain::{About, BrainEvent, BrainOutput, BrainProtocol};
 pub use driver::{DriverError, ExternalBrain};
 
 use renju::Point;

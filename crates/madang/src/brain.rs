@@ -1,15 +1,23 @@
 //! `madang brain`: the engine as a Gomocup (Piskvork) brain on stdin/stdout.
 //!
-//! The protocol state machine is `gomocup::BrainProtocol`; this module only
-//! moves lines between it, the engine and the standard streams.
+//! The protocol is `gomocup::BrainProtocol`; this module is its loop. Three
+//! threads: one reads the manager's lines (capped, see [`crate::lines`]),
+//! one runs the engine's searches, and the command loop between them feeds
+//! both into the protocol and carries out what it asks, so `END` and
+//! `STOP` are answered while the engine thinks.
 
-use std::collections::VecDeque;
 use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use engine::{Engine, EngineConfig, Player};
-use gomocup::{About, Action, BrainProtocol};
-use renju::Rule;
+use engine::{Engine, EngineConfig, Outcome, Player, PlayerError};
+use gomocup::{About, BrainEvent, BrainOutput, BrainProtocol};
+use renju::{Game, Rule};
+
+use crate::lines::{self, LineError};
 
 /// Arguments of `madang brain`.
 #[derive(clap::Args)]
@@ -26,6 +34,10 @@ pub struct Args {
 /// Memory the brain needs besides its transposition table.
 const BASE_MEMORY: u64 = 8 << 20;
 
+/// Lines read ahead of the command loop: enough to never stall a manager,
+/// few enough that a flood is held back by the pipe, not by memory.
+const READ_AHEAD: usize = 16;
+
 /// Runs `madang brain`.
 pub fn run(args: Args) -> Result<()> {
     let config = EngineConfig {
@@ -34,67 +46,205 @@ pub fn run(args: Args) -> Result<()> {
         ..EngineConfig::default()
     };
     let engine = Engine::with_config(Rule::Renju, config);
-    serve(std::io::stdin().lock(), std::io::stdout().lock(), engine)
+    let input = std::io::BufReader::with_capacity(lines::MAX_LINE, std::io::stdin());
+    serve(input, std::io::stdout().lock(), engine)
 }
 
-/// Plays the protocol over `input` and `output` until `END` or the end of
-/// the input.
-fn serve(input: impl BufRead, mut output: impl Write, mut engine: Engine) -> Result<()> {
+/// What reaches the command loop.
+enum Event {
+    /// A line from the manager, or why it could not be read.
+    Line(Result<String, LineError>),
+    /// The manager's input ended (or failed: the error).
+    Closed(Option<std::io::Error>),
+    /// A search ended.
+    Searched(Result<Outcome, PlayerError>),
+}
+
+/// What the search thread is asked to do, in order.
+enum Job {
+    Think {
+        game: Box<Game>,
+        budget: Duration,
+        stop: Arc<AtomicBool>,
+    },
+    NewGame(Rule),
+    HashBytes(usize),
+}
+
+/// Plays the protocol over `input` and `output` until `END`, or until the
+/// input ends and what it asked for is done.
+fn serve(
+    input: impl BufRead + Send + 'static,
+    mut output: impl Write,
+    engine: Engine,
+) -> Result<()> {
     let wanted_hash = engine.config().hash_bytes;
+    let (events_tx, events) = sync_channel(READ_AHEAD);
+    let (jobs, jobs_rx) = std::sync::mpsc::channel();
+    let reader_tx = events_tx.clone();
+    std::thread::spawn(move || read(input, &reader_tx));
+    std::thread::spawn(move || search(engine, &jobs_rx, &events_tx));
+
     let mut protocol = BrainProtocol::new(About {
         name: "madang".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         author: "madang project".to_owned(),
         country: "KR".to_owned(),
     });
-    for line in input.lines() {
-        let line = line.context("reading the manager's commands")?;
-        let mut actions: VecDeque<Action> = protocol.handle(&line).into();
-        while let Some(action) = actions.pop_front() {
-            match action {
-                Action::Send(s) => {
-                    writeln!(output, "{s}")?;
-                    output.flush()?;
+    // The stop flag of the search in progress.
+    let mut searching: Option<Arc<AtomicBool>> = None;
+    let mut closed = false;
+    loop {
+        if closed && searching.is_none() {
+            return Ok(());
+        }
+        let event = next_event(&events, protocol.poll_timeout());
+        let now = Instant::now();
+        match event {
+            None => protocol.handle_timeout(now),
+            Some(Event::Line(Ok(line))) => protocol.handle(BrainEvent::Line(&line), now),
+            Some(Event::Line(Err(e))) => {
+                protocol.handle(BrainEvent::Unreadable(&e.to_string()), now);
+            }
+            Some(Event::Closed(error)) => {
+                if let Some(e) = error {
+                    return Err(e).context("reading the manager's commands");
                 }
-                Action::Think { game, budget } => match engine.analyse(&game, budget) {
+                closed = true;
+            }
+            Some(Event::Searched(result)) => {
+                searching = None;
+                match result {
                     Ok(o) => {
                         writeln!(
                             output,
                             "MESSAGE depth {} score {} nodes {} ({:?})",
                             o.depth, o.score, o.nodes, o.reason
                         )?;
-                        actions.extend(protocol.played(o.best));
+                        protocol.handle(BrainEvent::Moved(o.best), now);
                     }
-                    Err(e) => {
-                        writeln!(output, "ERROR {e}")?;
-                        output.flush()?;
-                    }
-                },
-                Action::NewGame(rule) => engine.new_game(rule)?,
-                Action::MaxMemory(bytes) => {
-                    // 0 means no limit.
-                    let cap = if bytes == 0 {
-                        wanted_hash
-                    } else {
-                        (bytes.saturating_sub(BASE_MEMORY) / 2) as usize
-                    };
-                    let hash = wanted_hash.min(cap);
-                    if hash != engine.config().hash_bytes {
-                        engine.set_hash_bytes(hash);
-                    }
+                    Err(e) => protocol.handle(BrainEvent::NoMove(&e.to_string()), now),
                 }
-                Action::Exit => return Ok(()),
+            }
+        }
+        if !carry_out(
+            &mut protocol,
+            &mut output,
+            &jobs,
+            &mut searching,
+            wanted_hash,
+        )? {
+            return Ok(());
+        }
+    }
+}
+
+/// The next event, or `None` when `deadline` passes first.
+fn next_event(events: &Receiver<Event>, deadline: Option<Instant>) -> Option<Event> {
+    let Some(deadline) = deadline else {
+        // Both threads hold a sender until they end, and they end only
+        // after the input closed and no search is running.
+        return Some(events.recv().unwrap_or(Event::Closed(None)));
+    };
+    match events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(event) => Some(event),
+        Err(RecvTimeoutError::Timeout) => None,
+        Err(RecvTimeoutError::Disconnected) => Some(Event::Closed(None)),
+    }
+}
+
+/// Carries out the protocol's outputs; `false` when it said to exit.
+fn carry_out(
+    protocol: &mut BrainProtocol,
+    output: &mut impl Write,
+    jobs: &std::sync::mpsc::Sender<Job>,
+    searching: &mut Option<Arc<AtomicBool>>,
+    wanted_hash: usize,
+) -> Result<bool> {
+    while let Some(out) = protocol.poll_output() {
+        match out {
+            BrainOutput::Send(line) => writeln!(output, "{line}")?,
+            BrainOutput::Think { game, budget } => {
+                let stop = Arc::new(AtomicBool::new(false));
+                *searching = Some(Arc::clone(&stop));
+                send_job(jobs, Job::Think { game, budget, stop })?;
+            }
+            BrainOutput::Stop => {
+                if let Some(stop) = searching {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            BrainOutput::NewGame(rule) => send_job(jobs, Job::NewGame(rule))?,
+            BrainOutput::MaxMemory(bytes) => {
+                // 0 means no limit.
+                let cap = if bytes == 0 {
+                    wanted_hash
+                } else {
+                    usize::try_from(bytes.saturating_sub(BASE_MEMORY) / 2).unwrap_or(usize::MAX)
+                };
+                send_job(jobs, Job::HashBytes(wanted_hash.min(cap)))?;
+            }
+            BrainOutput::Exit => {
+                output.flush()?;
+                return Ok(false);
             }
         }
     }
-    Ok(())
+    output.flush()?;
+    Ok(true)
+}
+
+fn send_job(jobs: &std::sync::mpsc::Sender<Job>, job: Job) -> Result<()> {
+    jobs.send(job)
+        .ok()
+        .context("the search thread ended unexpectedly")
+}
+
+/// The reader thread: lines to the command loop until the input ends.
+fn read(mut input: impl BufRead, events: &SyncSender<Event>) {
+    let mut buf = Vec::new();
+    loop {
+        let event = match lines::read_line(&mut input, &mut buf, lines::MAX_LINE) {
+            Ok(Some(line)) => Event::Line(line.map(str::to_owned)),
+            Ok(None) => Event::Closed(None),
+            Err(e) => Event::Closed(Some(e)),
+        };
+        let last = matches!(event, Event::Closed(_));
+        if events.send(event).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// The search thread: runs the jobs in order until the loop is gone.
+fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &SyncSender<Event>) {
+    for job in jobs {
+        match job {
+            Job::Think { game, budget, stop } => {
+                let result = engine.analyse_until(&game, budget, &stop);
+                if events.send(Event::Searched(result)).is_err() {
+                    return;
+                }
+            }
+            Job::NewGame(rule) => {
+                if let Err(e) = engine.new_game(rule) {
+                    tracing::warn!("new game: {e}");
+                }
+            }
+            Job::HashBytes(bytes) => {
+                if bytes != engine.config().hash_bytes {
+                    engine.set_hash_bytes(bytes);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn talk(input: &str) -> Vec<String> {
+    fn talk(input: &'static str) -> Vec<String> {
         let engine = Engine::with_config(
             Rule::Renju,
             EngineConfig {
@@ -115,21 +265,24 @@ mod tests {
 
     #[test]
     fn plays_a_short_session() {
+        // The input ends after TURN: the brain still answers it.
         let out = talk(
             "START 15\nINFO max_memory 20000000\nINFO rule 4\nINFO timeout_turn 2000\n\
-             BEGIN\nTURN 8,8\nEND\nTURN 1,1\n",
+             BEGIN\nTURN 8,8\nABOUT\n",
         );
         assert_eq!(out[0], "OK");
         assert_eq!(out[1], "7,7");
         assert!(gomocup::parse_point(&out[2]).is_some(), "{out:?}");
-        // Nothing after END.
-        assert_eq!(out.len(), 3);
+        assert!(out[3].starts_with("name="), "{out:?}");
+        assert_eq!(out.len(), 4);
     }
 
     #[test]
     fn refuses_other_board_sizes() {
-        let out = talk("START 20\nSTART 15\n");
+        let out = talk("START 20\nSTART 15\nEND\nSTART 15\n");
         assert!(out[0].starts_with("ERROR"));
         assert_eq!(out[1], "OK");
+        // Nothing after END.
+        assert_eq!(out.len(), 2);
     }
 }

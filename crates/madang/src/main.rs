@@ -5,6 +5,7 @@
 
 mod bingo;
 mod brain;
+mod lines;
 mod logging;
 mod matches;
 mod omok;
