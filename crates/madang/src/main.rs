@@ -5,6 +5,7 @@
 
 mod bingo;
 mod brain;
+mod cli;
 mod lines;
 mod logging;
 mod matches;
@@ -46,7 +47,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("madang: {e:#}");
+            eprintln!("madang: {}", cli::error_report(&e));
             ExitCode::FAILURE
         }
     }

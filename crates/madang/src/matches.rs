@@ -10,10 +10,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result, bail};
 use engine::{Engine, EngineConfig, Player};
 use gomocup::ExternalBrain;
-use omok::duration::parse_duration;
 use renju::notation::{format_points, parse_moves};
 use renju::{Color, Game, GameResult, Point, Rule};
 

@@ -8,11 +8,9 @@
 //! - [`player`]: a player's side of the protocol as a pure state machine.
 //! - [`client`]: the tokio connection of a player (bots, terminal client).
 //! - [`records`]: game records (JSON lines and SGF) and reading them back.
-//! - [`duration`]: command-line durations such as `15s` or `500ms`.
 
 pub mod client;
 pub mod codec;
-pub mod duration;
 pub mod frame;
 pub mod player;
 pub mod records;

@@ -7,11 +7,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result, anyhow, bail};
 use engine::{Engine, Player};
 use gomocup::ExternalBrain;
 use omok::client::Connection;
-use omok::duration::parse_duration;
 use omok::frame::EndResult;
 use omok::player::{Notice, Outcome};
 use renju::{Game, Rule};

@@ -15,8 +15,8 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result, bail};
-use omok::duration::parse_duration;
 use omok::frame::{EndResult, PlayerMsg, RefereeMsg};
 use omok::server::{Referee, RefereeConfig};
 use renju::Point;

@@ -26,7 +26,7 @@ use renju::Rule;
 use tokio::time::{Instant, MissedTickBehavior};
 
 use self::app::{App, Command};
-use omok::duration::parse_duration;
+use crate::cli::parse_duration;
 
 /// How often the clock on screen is redrawn.
 const CLOCK_TICK: Duration = Duration::from_millis(100);

@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result};
-use omok::duration::parse_duration;
 use omok::server::{Referee, RefereeConfig};
 use renju::Rule;
 

@@ -1,0 +1,24 @@
+//! Conventions every subcommand shares: durations carry units and are
+//! refused by the argument parser when zero or absurd, before anything
+//! starts.
+
+use std::process::Command;
+
+fn refused(args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_madang"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{args:?} was not refused");
+    String::from_utf8(o.stderr).unwrap()
+}
+
+#[test]
+fn impossible_durations_are_refused() {
+    let err = refused(&["omok", "serve", "--turn-time", "0s"]);
+    assert!(err.contains("longer than zero"), "{err}");
+    let err = refused(&["omok", "serve", "--turn-time", "15"]);
+    assert!(err.contains("like 30s, 500ms, 10m or 1m30s"), "{err}");
+    let err = refused(&["match", "--turn-time", "100h"]);
+    assert!(err.contains("longer than the limit of 24h"), "{err}");
+}
