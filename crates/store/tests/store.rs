@@ -18,6 +18,7 @@ use tempfile::TempDir;
 /// A database to test against, and what keeps it alive.
 struct Db {
     url: String,
+    backend: &'static str,
     _dir: Option<TempDir>,
 }
 
@@ -26,10 +27,15 @@ fn databases() -> Vec<Db> {
     let dir = tempfile::tempdir().unwrap();
     let mut dbs = vec![Db {
         url: format!("sqlite://{}", dir.path().join("madang.db").display()),
+        backend: "sqlite",
         _dir: Some(dir),
     }];
     if let Ok(url) = std::env::var("MADANG_TEST_POSTGRES") {
-        dbs.push(Db { url, _dir: None });
+        dbs.push(Db {
+            url,
+            backend: "postgres",
+            _dir: None,
+        });
     }
     dbs
 }
@@ -91,6 +97,7 @@ fn bingo_record(names: &[&str]) -> BingoGameRecord {
 async fn omok_games_round_trip() {
     for db in databases() {
         let store = Store::open(&db.url).await.unwrap();
+        assert_eq!(store.backend_name(), db.backend);
         let record = omok_record(&unique("black"), &unique("white"));
         let id = store.save_omok(&record).await.unwrap();
         assert_eq!(id.len(), 32, "{id}");
@@ -336,7 +343,7 @@ fn jobs(n: usize) -> Vec<NewJob> {
         .collect()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_workers_never_claim_the_same_game() {
     const GAMES: usize = 40;
     for db in databases() {
