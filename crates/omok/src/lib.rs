@@ -11,10 +11,12 @@
 //! - [`duration`]: command-line durations such as `15s` or `500ms`.
 
 pub mod client;
+pub mod clock;
 pub mod codec;
 pub mod duration;
 pub mod frame;
 pub mod player;
 pub mod records;
 pub mod referee;
+pub mod room;
 pub mod server;
