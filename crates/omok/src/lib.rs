@@ -10,9 +10,11 @@
 //! - [`records`]: game records (JSON lines and SGF) and reading them back.
 
 pub mod client;
+pub mod clock;
 pub mod codec;
 pub mod frame;
 pub mod player;
 pub mod records;
 pub mod referee;
+pub mod room;
 pub mod server;
