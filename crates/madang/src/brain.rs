@@ -23,12 +23,12 @@ use crate::lines::{self, LineError};
 #[derive(clap::Args)]
 pub struct Args {
     /// Search threads.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
     /// Transposition table size in MiB (lowered to fit the manager's
     /// `max_memory`).
-    #[arg(long, default_value_t = 64)]
-    hash_mb: usize,
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1 << 14))]
+    hash_mb: u32,
 }
 
 /// Memory the brain needs besides its transposition table.
@@ -41,8 +41,8 @@ const READ_AHEAD: usize = 16;
 /// Runs `madang brain`.
 pub fn run(args: Args) -> Result<()> {
     let config = EngineConfig {
-        threads: args.threads.max(1),
-        hash_bytes: args.hash_mb << 20,
+        threads: usize::from(args.threads),
+        hash_bytes: usize::try_from(u64::from(args.hash_mb) << 20)?,
         ..EngineConfig::default()
     };
     let engine = Engine::with_config(Rule::Renju, config);

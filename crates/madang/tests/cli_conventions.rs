@@ -23,6 +23,18 @@ fn impossible_durations_are_refused() {
     assert!(err.contains("longer than the limit of 24h"), "{err}");
 }
 
+#[test]
+fn impossible_sizes_are_refused() {
+    for args in [
+        ["brain", "--hash-mb", "0"],
+        ["brain", "--hash-mb", "99999999999"],
+        ["brain", "--threads", "0"],
+    ] {
+        let err = refused(&args);
+        assert!(err.contains("invalid value"), "{err}");
+    }
+}
+
 fn failure(args: &[&str]) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_madang"))
         .args(args)
