@@ -131,7 +131,7 @@ impl Position {
 
     /// Whose turn it is.
     pub fn side(&self) -> Color {
-        if (self.moves.len() + usize::from(self.passed)) % 2 == 0 {
+        if (self.moves.len() + usize::from(self.passed)).is_multiple_of(2) {
             Color::Black
         } else {
             Color::White

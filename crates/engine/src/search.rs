@@ -155,7 +155,7 @@ impl<'a> Searcher<'a> {
         }
         if self.limits.max_nodes.is_some_and(|m| self.nodes >= m) {
             self.stopped = true;
-        } else if self.nodes % CLOCK_EVERY == 0 {
+        } else if self.nodes.is_multiple_of(CLOCK_EVERY) {
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             self.stopped = late || self.stop.load(Ordering::Relaxed);
         }
@@ -434,17 +434,18 @@ impl<'a> Searcher<'a> {
         let pv_node = beta - alpha > 1;
         let key = self.pos.hash();
         let entry = self.tt.probe(key);
-        if let Some(e) = entry {
-            if !pv_node && e.depth >= depth {
-                let s = score_from_tt(e.score, ply_i);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
+        if let Some(e) = entry
+            && !pv_node
+            && e.depth >= depth
+        {
+            let s = score_from_tt(e.score, ply_i);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                return s;
             }
         }
         let forced = t.opp_fives > 0 || t.opp_flex4;

@@ -112,10 +112,11 @@ impl Table {
     /// the same position searched deeper.
     pub fn store(&self, key: u64, entry: Entry) {
         let slot = &self.slots[key as usize & self.mask];
-        if let Some(old) = self.probe(key) {
-            if old.depth > entry.depth && entry.bound != Bound::Exact {
-                return;
-            }
+        if let Some(old) = self.probe(key)
+            && old.depth > entry.depth
+            && entry.bound != Bound::Exact
+        {
+            return;
         }
         let d = entry.pack();
         slot[0].store(key ^ d, Ordering::Relaxed);

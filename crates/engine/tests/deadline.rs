@@ -4,8 +4,8 @@
 //! this test counts the processor time of the searching thread instead:
 //! it grows only while the search runs, so it can exceed the budget only if
 //! the engine kept searching past its deadline, however loaded the machine
-//! is. (How far past the budget the answer arrives on a loaded machine is
-//! a measurement, not a unit test: see BENCHMARKS.md.)
+//! is. (How late the answer arrives on a loaded machine is a benchmark
+//! figure, not a unit test.)
 
 use std::time::Duration;
 

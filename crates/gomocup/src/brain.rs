@@ -759,12 +759,18 @@ mod tests {
         assert!(b.protocol.game().unwrap().moves().is_empty());
     }
 
-    #[test]
-    fn end_while_thinking_stops_and_exits_at_once() {
+    /// A brain thinking about its reply to 7,7 with 30 s for it.
+    fn thinking() -> Brain {
         let mut b = Brain::new();
         b.line("START 15");
         b.line("INFO timeout_turn 30000");
         think(&b.line("TURN 7,7"));
+        b
+    }
+
+    #[test]
+    fn end_while_thinking_stops_and_exits_at_once() {
+        let mut b = thinking();
         assert!(b.advance(Duration::from_secs(2)).is_empty());
         assert!(matches!(
             b.line("END")[..],
@@ -777,10 +783,7 @@ mod tests {
 
     #[test]
     fn stop_asks_for_the_move_now() {
-        let mut b = Brain::new();
-        b.line("START 15");
-        b.line("INFO timeout_turn 30000");
-        think(&b.line("TURN 7,7"));
+        let mut b = thinking();
         assert_eq!(stops(&b.line("YXSTOP")), 1);
         // Asked once only, and the timer has nothing left to do.
         assert!(b.line("STOP").is_empty());

@@ -23,12 +23,12 @@ use crate::lines::{self, LineError};
 #[derive(clap::Args)]
 pub struct Args {
     /// Search threads.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
     /// Transposition table size in MiB (lowered to fit the manager's
     /// `max_memory`).
-    #[arg(long, default_value_t = 64)]
-    hash_mb: usize,
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1 << 14))]
+    hash_mb: u32,
 }
 
 /// Memory the brain needs besides its transposition table.
@@ -41,8 +41,8 @@ const READ_AHEAD: usize = 16;
 /// Runs `madang brain`.
 pub fn run(args: Args) -> Result<()> {
     let config = EngineConfig {
-        threads: args.threads.max(1),
-        hash_bytes: args.hash_mb << 20,
+        threads: usize::from(args.threads),
+        hash_bytes: usize::try_from(u64::from(args.hash_mb) << 20)?,
         ..EngineConfig::default()
     };
     let engine = Engine::with_config(Rule::Renju, config);
@@ -142,8 +142,8 @@ fn serve(
 /// The next event, or `None` when `deadline` passes first.
 fn next_event(events: &Receiver<Event>, deadline: Option<Instant>) -> Option<Event> {
     let Some(deadline) = deadline else {
-        // Both threads hold a sender until they end, and they end only
-        // after the input closed and no search is running.
+        // The search thread keeps its sender as long as this loop keeps
+        // the jobs channel: waiting cannot outlive the brain.
         return Some(events.recv().unwrap_or(Event::Closed(None)));
     };
     match events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
@@ -221,7 +221,12 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
     for job in jobs {
         match job {
             Job::Think { game, budget, stop } => {
-                let result = engine.analyse_until(&game, budget, &stop);
+                // A bug in the search costs this move an ERROR, not the
+                // brain its answers.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    engine.analyse_until(&game, budget, &stop)
+                }))
+                .unwrap_or_else(|_| Err(PlayerError::Failed("the search failed".to_owned())));
                 if events.send(Event::Searched(result)).is_err() {
                     return;
                 }

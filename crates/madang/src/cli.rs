@@ -33,6 +33,15 @@ pub enum ParseDurationError {
 /// `1m30s`, `1.5s`. Zero and more than [`MAX_DURATION`] are refused.
 /// Precision is the nanosecond.
 pub fn parse_duration(text: &str) -> Result<Duration, ParseDurationError> {
+    match parse_delay(text)? {
+        Duration::ZERO => Err(ParseDurationError::Zero),
+        d => Ok(d),
+    }
+}
+
+/// [`parse_duration`] for a wait that may be zero (`0s`: no wait), such as
+/// a scripted player's thinking time; no limit or clock takes this one.
+pub fn parse_delay(text: &str) -> Result<Duration, ParseDurationError> {
     let invalid = || ParseDurationError::Invalid(text.to_owned());
     let mut rest = text.trim();
     if rest.is_empty() {
@@ -65,9 +74,6 @@ pub fn parse_duration(text: &str) -> Result<Duration, ParseDurationError> {
         let part = decimal_nanos(number, unit_nanos).ok_or_else(invalid)?;
         nanos = nanos.checked_add(part).ok_or_else(invalid)?;
         rest = after;
-    }
-    if nanos == 0 {
-        return Err(ParseDurationError::Zero);
     }
     if nanos > MAX_DURATION.as_nanos() {
         return Err(ParseDurationError::TooLong(text.trim().to_owned()));
@@ -178,6 +184,12 @@ mod tests {
         }
         assert_eq!(parse_duration("0s"), Err(ParseDurationError::Zero));
         assert_eq!(parse_duration("0m0s"), Err(ParseDurationError::Zero));
+        assert_eq!(parse_delay("0s"), Ok(Duration::ZERO));
+        assert_eq!(parse_delay("1m30s"), Ok(Duration::from_secs(90)));
+        assert!(matches!(
+            parse_delay("0"),
+            Err(ParseDurationError::Invalid(_))
+        ));
         for long in ["25h", "24h1ms", "9999999999999999999999h"] {
             assert!(
                 matches!(parse_duration(long), Err(ParseDurationError::TooLong(_))),

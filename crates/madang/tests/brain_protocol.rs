@@ -220,9 +220,12 @@ fn stop_during_a_long_think_answers_now() {
 #[test]
 fn a_huge_line_costs_no_more_than_the_cap() {
     let mut b = Brain::start();
-    // Once it answers, the brain has built its tables.
+    // Once it has answered a move, the brain has built its tables and
+    // touched its hash table (the search thread clears it for a new game).
     b.send("START 15");
     assert_eq!(b.recv(), "OK");
+    b.send("BEGIN");
+    assert_eq!(b.recv_move(), (7, 7));
     let before = b.peak_memory();
     b.send_bytes(&vec![b'A'; 100 << 20]);
     let error = b.recv();

@@ -22,3 +22,38 @@ fn impossible_durations_are_refused() {
     let err = refused(&["match", "--turn-time", "100h"]);
     assert!(err.contains("longer than the limit of 24h"), "{err}");
 }
+
+#[test]
+fn impossible_sizes_are_refused() {
+    for args in [
+        ["brain", "--hash-mb", "0"],
+        ["brain", "--hash-mb", "99999999999"],
+        ["brain", "--threads", "0"],
+    ] {
+        let err = refused(&args);
+        assert!(err.contains("invalid value"), "{err}");
+    }
+}
+
+fn failure(args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_madang"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{args:?}");
+    String::from_utf8(o.stderr).unwrap()
+}
+
+#[test]
+fn an_error_is_printed_once() {
+    // A context over the error.
+    let err = failure(&["match", "--openings", "/nonexistent/openings.txt"]);
+    assert!(
+        err.starts_with("madang: reading /nonexistent/openings.txt: "),
+        "{err}"
+    );
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    // An error that prints its source, under a context.
+    let err = failure(&["omok", "show", "/nonexistent/games.jsonl"]);
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+}

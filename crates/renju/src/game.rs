@@ -76,7 +76,7 @@ impl Game {
 
     /// Whose turn it is.
     pub fn side_to_move(&self) -> Color {
-        if self.moves.len() % 2 == 0 {
+        if self.moves.len().is_multiple_of(2) {
             Color::Black
         } else {
             Color::White
@@ -96,10 +96,10 @@ impl Game {
         if !self.board.is_empty(p) {
             return Err(IllegalMove::Occupied(p));
         }
-        if self.side_to_move() == Color::Black {
-            if let Some(kind) = self.board.forbidden_kind(p, self.rule) {
-                return Err(IllegalMove::Forbidden { point: p, kind });
-            }
+        if self.side_to_move() == Color::Black
+            && let Some(kind) = self.board.forbidden_kind(p, self.rule)
+        {
+            return Err(IllegalMove::Forbidden { point: p, kind });
         }
         Ok(())
     }

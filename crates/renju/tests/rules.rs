@@ -184,7 +184,7 @@ fn exact_five_wins_even_where_forbidden() {
 fn full_board_is_a_draw() {
     // Columns in pairs, alternating by row: no five anywhere.
     let colour = |q: Point| {
-        if (q.x() / 2 + q.y()) % 2 == 0 {
+        if (q.x() / 2 + q.y()).is_multiple_of(2) {
             Color::Black
         } else {
             Color::White

@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::cli::parse_duration;
+use crate::cli::{parse_delay, parse_duration};
 use anyhow::{Context, Result, bail};
 use omok::frame::{EndResult, PlayerMsg, RefereeMsg};
 use omok::server::{Referee, RefereeConfig};
@@ -38,7 +38,7 @@ pub struct Args {
     turn_time: Duration,
     /// How long each scripted player thinks before each move in the load
     /// phase (0s: as fast as possible, saturating the machine).
-    #[arg(long, default_value = "100ms", value_parser = parse_duration)]
+    #[arg(long, default_value = "100ms", value_parser = parse_delay)]
     think: Duration,
     /// One player in this many stalls (never moves) in a given game.
     #[arg(long, default_value_t = 10)]
