@@ -12,7 +12,7 @@ mod app;
 mod clock;
 mod computer;
 mod record;
-mod ui;
+pub(crate) mod ui;
 mod versus;
 
 use std::future::Future;
@@ -120,12 +120,13 @@ pub fn run(args: Args) -> Result<()> {
         .context("starting the async runtime")?;
     let mut screen = Screen::enter()?;
     let mut events = EventStream::new();
-    runtime.block_on(async {
+    let saved = runtime.block_on(async {
         let mut stop = std::pin::pin!(signals()?);
         match args.connect {
             Some(addr) => {
                 let mut app = App::remote(addr.to_string(), args.rule, args.turn_time);
-                play_remote(&mut screen.terminal, &mut app, &mut events, &mut stop).await
+                play_remote(&mut screen.terminal, &mut app, &mut events, &mut stop).await?;
+                Ok(Vec::new())
             }
             None => {
                 let settings = LocalSettings {
@@ -147,7 +148,13 @@ pub fn run(args: Args) -> Result<()> {
                 play_local(&mut screen.terminal, &settings, &mut events, &mut stop).await
             }
         }
-    })
+    })?;
+    // Once the screen is back, the paths stay in the person's scrollback.
+    drop(screen);
+    for path in saved {
+        println!("saved {}", path.display());
+    }
+    Ok(())
 }
 
 /// Resolves when SIGTERM, SIGHUP or SIGINT arrives, so that the screen is
@@ -195,16 +202,17 @@ impl Drop for Screen {
 }
 
 /// Plays games against the computer until the person quits, swapping
-/// colours for each new game.
+/// colours for each new game; returns the SGF files saved.
 async fn play_local<B: Backend>(
     terminal: &mut Terminal<B>,
     settings: &LocalSettings,
     events: &mut (impl Stream<Item = io::Result<Event>> + Unpin),
     stop: &mut (impl Future<Output = ()> + Unpin),
-) -> Result<()>
+) -> Result<Vec<PathBuf>>
 where
     B::Error: Send + Sync + 'static,
 {
+    let mut saved = Vec::new();
     let mut app = App::local(settings.engine_name(), settings.rule);
     let mut person = settings.first_color;
     loop {
@@ -212,14 +220,27 @@ where
         // A fresh engine thread per game: answers of the last game's
         // searches can never reach this one.
         let computer = Computer::start(settings.rule, settings.level);
-        match local_game(terminal, &mut app, versus, computer, settings, events, stop).await? {
+        let game = Game {
+            versus,
+            computer,
+            saved: &mut saved,
+        };
+        match local_game(terminal, &mut app, game, settings, events, stop).await? {
             Command::NewGame => {
                 person = !person;
                 app.reset();
             }
-            _ => return Ok(()),
+            _ => return Ok(saved),
         }
     }
+}
+
+/// A game against the computer: its state, its engine thread, and where
+/// its record's path goes.
+struct Game<'a> {
+    versus: Versus,
+    computer: Computer,
+    saved: &'a mut Vec<PathBuf>,
 }
 
 /// One game against the computer; returns how the person left it
@@ -227,8 +248,7 @@ where
 async fn local_game<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
-    mut versus: Versus,
-    mut computer: Computer,
+    game: Game<'_>,
     settings: &LocalSettings,
     events: &mut (impl Stream<Item = io::Result<Event>> + Unpin),
     stop: &mut (impl Future<Output = ()> + Unpin),
@@ -236,6 +256,11 @@ async fn local_game<B: Backend>(
 where
     B::Error: Send + Sync + 'static,
 {
+    let Game {
+        mut versus,
+        mut computer,
+        saved,
+    } = game;
     let now = || Instant::now().into_std();
     app.show_local(&versus, now());
     draw(terminal, app)?;
@@ -251,7 +276,11 @@ where
                     let name = settings.engine_name();
                     app.view.saved =
                         Some(match record::save(&settings.record_dir, &finished, &name) {
-                            Ok(path) => format!("Saved {}", path.display()),
+                            Ok(path) => {
+                                let shown = format!("Saved {}", path.display());
+                                saved.push(path);
+                                shown
+                            }
                             Err(e) => format!("Not saved: {e:#}"),
                         });
                 }

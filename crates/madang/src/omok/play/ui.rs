@@ -15,7 +15,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color as Tint, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
-use renju::{Color, Game, GameResult, Point, Rule, SIZE};
+use renju::{Board, Color, Game, GameResult, Point, Rule, SIZE};
 
 use super::app::clock_text;
 
@@ -248,7 +248,22 @@ pub(crate) fn render(frame: &mut Frame, view: &View) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
-    frame.render_widget(Paragraph::new(board_lines(view, &layout)), layout.board);
+    let winning: Vec<Point> = match view.game.result() {
+        Some(GameResult::Win { line, .. }) => line.clone(),
+        _ => Vec::new(),
+    };
+    let pic = BoardPic {
+        board: view.game.board(),
+        last: view.game.last_move(),
+        cursor: Some(view.cursor),
+        forbidden: &view.forbidden,
+        winning: &winning,
+    };
+    let title = format!(" Omok ({} rule)", view.rule);
+    frame.render_widget(
+        Paragraph::new(board_lines(title, &pic, &layout)),
+        layout.board,
+    );
     frame.render_widget(
         Paragraph::new(list_lines(view, layout.list.width, layout.list.height)),
         layout.list,
@@ -276,7 +291,23 @@ pub(crate) fn point_at(area: Rect, at: Position) -> Option<Point> {
     Point::new(x, SIZE - 1 - row)
 }
 
-fn board_lines(view: &View, l: &Layout) -> Vec<Line<'static>> {
+/// What the board shows: the stones and the marks on them.
+pub(crate) struct BoardPic<'a> {
+    /// The stones.
+    pub(crate) board: &'a Board,
+    /// The last stone placed, in parentheses.
+    pub(crate) last: Option<Point>,
+    /// The cursor, in brackets.
+    pub(crate) cursor: Option<Point>,
+    /// Points marked `#` (black's forbidden points).
+    pub(crate) forbidden: &'a [Point],
+    /// Stones shown reversed (the winning five).
+    pub(crate) winning: &'a [Point],
+}
+
+/// The board with its title and coordinates, points `l.cell_w` columns by
+/// `l.cell_h` rows.
+pub(crate) fn board_lines(title: String, pic: &BoardPic, l: &Layout) -> Vec<Line<'static>> {
     let dim = Style::new().fg(Tint::DarkGray);
     let half = usize::from(l.cell_w / 2);
     let letters: String = (0..SIZE)
@@ -294,22 +325,15 @@ fn board_lines(view: &View, l: &Layout) -> Vec<Line<'static>> {
         Span::raw(" ".repeat(LABEL as usize)),
         Span::styled(letters, dim),
     ]);
-    let title = Line::styled(
-        format!(" Omok ({} rule)", view.rule),
-        Style::new().add_modifier(Modifier::BOLD),
-    );
+    let title = Line::styled(title, Style::new().add_modifier(Modifier::BOLD));
     let mut lines = vec![title, letters.clone()];
-    let winning: Vec<Point> = match view.game.result() {
-        Some(GameResult::Win { line, .. }) => line.clone(),
-        _ => Vec::new(),
-    };
     let pad = " ".repeat(half - 1);
     for y in (0..SIZE).rev() {
         let mut spans = vec![Span::styled(format!("{:>2} ", y + 1), dim)];
         for x in 0..SIZE {
             let p = Point::new(x, y).expect("on the board");
             spans.push(Span::raw(pad.clone()));
-            spans.extend(cell(view, p, winning.contains(&p)));
+            spans.extend(cell(pic, p));
             spans.push(Span::raw(pad.clone()));
         }
         spans.push(Span::styled(format!(" {}", y + 1), dim));
@@ -324,20 +348,20 @@ fn board_lines(view: &View, l: &Layout) -> Vec<Line<'static>> {
 
 /// The three characters of one point: a stone or mark in the middle,
 /// brackets for the cursor, parentheses for the last move.
-fn cell(view: &View, p: Point, winning: bool) -> [Span<'static>; 3] {
-    let (mark, mut style) = match view.game.board().get(p) {
+fn cell(pic: &BoardPic, p: Point) -> [Span<'static>; 3] {
+    let (mark, mut style) = match pic.board.get(p) {
         Some(Color::Black) => ("X", Style::new().fg(Tint::Yellow).bold()),
         Some(Color::White) => ("O", Style::new().fg(Tint::LightCyan).bold()),
-        None if view.forbidden.contains(&p) => ("#", Style::new().fg(Tint::Red)),
+        None if pic.forbidden.contains(&p) => ("#", Style::new().fg(Tint::Red)),
         None if STARS.contains(&(p.x(), p.y())) => ("+", Style::new().fg(Tint::DarkGray)),
         None => (".", Style::new().fg(Tint::DarkGray)),
     };
-    if winning {
+    if pic.winning.contains(&p) {
         style = style.add_modifier(Modifier::REVERSED);
     }
-    let (open, close, frame) = if p == view.cursor {
+    let (open, close, frame) = if Some(p) == pic.cursor {
         ("[", "]", Style::new().fg(Tint::LightMagenta).bold())
-    } else if Some(p) == view.game.last_move() {
+    } else if Some(p) == pic.last {
         ("(", ")", Style::new().fg(Tint::LightGreen).bold())
     } else {
         (" ", " ", Style::new())
@@ -546,7 +570,7 @@ fn help(view: &View) -> &'static [&'static str] {
 }
 
 /// `text` cut to `width` characters, with `…` when cut.
-fn clip(text: &str, width: usize) -> String {
+pub(crate) fn clip(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_owned();
     }
