@@ -159,7 +159,7 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Resolves when SIGTERM, SIGHUP or SIGINT arrives, so that the screen is
 /// put back as it was before the process ends.
-fn signals() -> Result<impl Future<Output = ()>> {
+pub(crate) fn signals() -> Result<impl Future<Output = ()>> {
     let mut term = signal(SignalKind::terminate()).context("handling SIGTERM")?;
     let mut hup = signal(SignalKind::hangup()).context("handling SIGHUP")?;
     let mut int = signal(SignalKind::interrupt()).context("handling SIGINT")?;
@@ -174,12 +174,14 @@ fn signals() -> Result<impl Future<Output = ()>> {
 
 /// The terminal in raw mode on the alternate screen with mouse reporting;
 /// put back as it was when dropped, and on panic.
-struct Screen {
-    terminal: DefaultTerminal,
+pub(crate) struct Screen {
+    /// The terminal to draw on.
+    pub(crate) terminal: DefaultTerminal,
 }
 
 impl Screen {
-    fn enter() -> Result<Screen> {
+    /// Takes over the terminal.
+    pub(crate) fn enter() -> Result<Screen> {
         // Installed before ratatui's hook, which restores raw mode and the
         // main screen and then calls this one.
         let previous = std::panic::take_hook();

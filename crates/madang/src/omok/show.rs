@@ -2,12 +2,14 @@
 //! (next, previous, first, last), or prints the board at a move as text
 //! when the output is not a terminal.
 
+use std::future::Future;
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
-use omok::records::GameRecord;
+use crossterm::event::{Event, EventStream, KeyCode, KeyEventKind, KeyModifiers};
+use futures::StreamExt;
+use omok::records::{GameRecord, RecordError};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color as Tint, Style};
@@ -16,6 +18,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use renju::{Board, Color, Point};
 
 use super::play::ui::{BoardPic, MIN_SIZE, board_lines, clip, layout};
+use super::play::{Screen, signals};
 
 /// Arguments of `madang omok show`.
 #[derive(clap::Args)]
@@ -122,8 +125,11 @@ impl Replay {
 
 /// Runs `madang omok show`.
 pub fn run(args: Args) -> Result<()> {
-    let record = GameRecord::read(&args.file, args.game.as_deref())
-        .with_context(|| format!("reading {}", args.file.display()))?;
+    let record = GameRecord::read(&args.file, args.game.as_deref()).map_err(|e| match e {
+        // Names the file itself.
+        RecordError::Io { .. } => anyhow::Error::new(e),
+        other => anyhow::Error::new(other).context(format!("reading {}", args.file.display())),
+    })?;
     let replay = replay(&record)?;
     let total = replay.moves.len();
     let at = match args.r#move {
@@ -137,19 +143,36 @@ pub fn run(args: Args) -> Result<()> {
         print!("{}", replay.text_at(at)?);
         return Ok(());
     }
-    let mut terminal = ratatui::try_init().context("opening the terminal")?;
-    let outcome = review(&mut terminal, &replay, at);
-    ratatui::restore();
-    outcome
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let mut screen = Screen::enter()?;
+    let mut events = EventStream::new();
+    runtime.block_on(async {
+        let mut stop = std::pin::pin!(signals()?);
+        review(&mut screen.terminal, &replay, at, &mut events, &mut stop).await
+    })
 }
 
-/// The review loop: one key, one redraw.
-fn review(terminal: &mut ratatui::DefaultTerminal, replay: &Replay, mut at: usize) -> Result<()> {
+/// The review loop: one key, one redraw, until `q` or a signal.
+async fn review(
+    terminal: &mut ratatui::DefaultTerminal,
+    replay: &Replay,
+    mut at: usize,
+    events: &mut EventStream,
+    stop: &mut (impl Future<Output = ()> + Unpin),
+) -> Result<()> {
     loop {
         terminal
             .draw(|f| render(f, replay, at))
             .context("drawing the screen")?;
-        let Event::Key(key) = event::read().context("reading the terminal")? else {
+        let event = tokio::select! {
+            event = events.next() => event,
+            () = &mut *stop => return Ok(()),
+        };
+        let Some(event) = event else { return Ok(()) };
+        let Event::Key(key) = event.context("reading the terminal")? else {
             continue;
         };
         if key.kind == KeyEventKind::Release {

@@ -321,7 +321,11 @@ impl App {
                 self.view.message.clear();
             }
             KeyCode::Enter | KeyCode::Char(' ') => return self.play(self.view.cursor),
-            KeyCode::Char(c) => self.refuse(c, "Type a column letter a to o first."),
+            KeyCode::Char(c @ ('u' | 't' | 'v' | 'r')) if !local => {
+                self.refuse(c, "only against the computer.");
+            }
+            KeyCode::Char(c) if over => self.refuse(c, "the game is over (n new game, q quit)."),
+            KeyCode::Char(c) => self.refuse(c, "type a column letter a to o first."),
             _ => {}
         }
         None
@@ -554,7 +558,7 @@ mod tests {
         assert_eq!(ch(&mut app, '5'), None);
         assert_eq!(
             app.view.message,
-            "Key 5 refused: Type a column letter a to o first."
+            "Key 5 refused: type a column letter a to o first."
         );
         for c in "d100".chars() {
             ch(&mut app, c);
@@ -717,6 +721,11 @@ mod tests {
         assert_eq!(app.view.game.moves().len(), 2);
         assert_eq!(key(&mut app, KeyCode::Enter), None);
         assert_eq!(app.view.message, "The game is over.");
+        assert_eq!(ch(&mut app, 'a'), None);
+        assert_eq!(
+            app.view.message,
+            "Key a refused: the game is over (n new game, q quit)."
+        );
         assert_eq!(ch(&mut app, 'n'), Some(Command::NewGame));
         app.reset();
         assert!(matches!(app.view.stage, Stage::Connecting));
@@ -727,7 +736,10 @@ mod tests {
     fn computer_keys_only_against_the_computer() {
         let mut app = app_with(Color::Black, &[], Instant::now());
         assert_eq!(ch(&mut app, 'u'), None);
-        assert!(app.view.message.contains("Key u refused"));
+        assert_eq!(
+            app.view.message,
+            "Key u refused: only against the computer."
+        );
         let mut local = App::local("madang easy".into(), Rule::Renju);
         local.view.stage = Stage::Playing;
         assert_eq!(ch(&mut local, 'u'), Some(Command::Undo));
