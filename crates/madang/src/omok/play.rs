@@ -611,6 +611,52 @@ mod tests {
         assert_eq!(app.view.game.moves().len(), 6);
     }
 
+    /// The per-game clock in simulated time: nothing runs until the board
+    /// is drawn, then the person's 10 s run out while the screen counts
+    /// them down, and the loss is recorded.
+    #[tokio::test(start_paused = true)]
+    async fn the_game_clock_runs_out_in_simulated_time() {
+        let dir = std::env::temp_dir().join(format!("madang-play-clock-{}", std::process::id()));
+        let settings = LocalSettings {
+            rule: Rule::Renju,
+            first_color: Color::Black,
+            level: Level::Beginner,
+            think: Duration::from_millis(200),
+            clock: Some(TimeControl {
+                base: Duration::from_secs(10),
+                increment: Duration::from_secs(2),
+            }),
+            record_dir: dir.clone(),
+        };
+        let (mut terminal, mut screen) = terminal();
+        let (keys, mut events) = mpsc::unbounded();
+        let start = Instant::now();
+        let person = async move {
+            let shown = wait_for(&mut screen, "Black  0:10 <").await;
+            assert!(shown.contains("White  0:10"), "{shown}");
+            let shown = wait_for(&mut screen, "Black  0:05").await;
+            assert!(shown.contains("Turn   yours (X)"), "{shown}");
+            let shown = wait_for(&mut screen, "You lost on time.").await;
+            assert!(shown.contains("Black  0:00.0"), "{shown}");
+            assert!(shown.contains("Saved "), "{shown}");
+            keys.unbounded_send(ch('q')).unwrap();
+        };
+        let mut stop = std::future::pending::<()>();
+        let ui = play_local(&mut terminal, &settings, &mut events, &mut stop);
+        let (saved, ()) = tokio::join!(ui, person);
+        assert_eq!(saved.unwrap().len(), 1);
+        // Ten simulated seconds, to the clock's tick.
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_secs(10) && took < Duration::from_millis(10_200),
+            "{took:?}"
+        );
+        let games = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+        assert!(games.contains("\"reason\":\"timeout\""), "{games}");
+        assert!(games.contains("\"result\":\"white\""), "{games}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[tokio::test]
     async fn against_the_computer_hint_analysis_undo_resign_and_swap() {
         let dir = std::env::temp_dir().join(format!("madang-play-local-{}", std::process::id()));
