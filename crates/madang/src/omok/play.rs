@@ -114,18 +114,14 @@ impl LocalSettings {
 
 /// Runs `madang omok play`.
 pub fn run(args: Args) -> Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let mut screen = Screen::enter()?;
-    let mut events = EventStream::new();
-    let saved = runtime.block_on(async {
+    let mut tty = Tty::open()?;
+    let (screen, events) = (&mut tty.screen, &mut tty.events);
+    let saved = tty.runtime.block_on(async {
         let mut stop = std::pin::pin!(signals()?);
         match args.connect {
             Some(addr) => {
                 let mut app = App::remote(addr.to_string(), args.rule, args.turn_time);
-                play_remote(&mut screen.terminal, &mut app, &mut events, &mut stop).await?;
+                play_remote(&mut screen.terminal, &mut app, events, &mut stop).await?;
                 Ok(Vec::new())
             }
             None => {
@@ -145,12 +141,12 @@ pub fn run(args: Args) -> Result<()> {
                     }),
                     record_dir: args.record_dir.unwrap_or_else(record::default_dir),
                 };
-                play_local(&mut screen.terminal, &settings, &mut events, &mut stop).await
+                play_local(&mut screen.terminal, &settings, events, &mut stop).await
             }
         }
     })?;
     // Once the screen is back, the paths stay in the person's scrollback.
-    drop(screen);
+    drop(tty);
     for path in saved {
         println!("saved {}", path.display());
     }
@@ -170,6 +166,33 @@ pub(crate) fn signals() -> Result<impl Future<Output = ()>> {
             _ = int.recv() => {}
         }
     })
+}
+
+/// A full-screen terminal session: the runtime its loop runs on, the
+/// screen, and the terminal's events.
+pub(crate) struct Tty {
+    /// A single-threaded runtime: the loops are light.
+    pub(crate) runtime: tokio::runtime::Runtime,
+    /// The terminal, in full-screen mode until dropped.
+    pub(crate) screen: Screen,
+    /// Keys, clicks and resizes.
+    pub(crate) events: EventStream,
+}
+
+impl Tty {
+    /// Starts the runtime and takes over the terminal.
+    pub(crate) fn open() -> Result<Tty> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?;
+        let screen = Screen::enter()?;
+        Ok(Tty {
+            runtime,
+            screen,
+            events: EventStream::new(),
+        })
+    }
 }
 
 /// The terminal in raw mode on the alternate screen with mouse reporting;
@@ -528,6 +551,13 @@ mod tests {
         s.parse().unwrap()
     }
 
+    /// Queues terminal events, as if typed.
+    fn send(keys: &mpsc::UnboundedSender<io::Result<Event>>, events: Vec<io::Result<Event>>) {
+        for e in events {
+            keys.unbounded_send(e).unwrap();
+        }
+    }
+
     fn key(c: KeyCode) -> io::Result<Event> {
         Ok(Event::Key(KeyEvent::new(c, KeyModifiers::NONE)))
     }
@@ -577,11 +607,7 @@ mod tests {
         let mut app = App::remote(addr, Rule::Renju, Some(Duration::from_secs(15)));
         let (keys, mut events) = mpsc::unbounded();
         let person = async move {
-            let press = |events: Vec<io::Result<Event>>| {
-                for e in events {
-                    keys.unbounded_send(e).unwrap();
-                }
-            };
+            let press = |events: Vec<io::Result<Event>>| send(&keys, events);
             let shown = wait_for(&mut screen, "Turn   yours (O)").await;
             assert!(shown.contains("You    white (O)"));
             // An occupied point is refused with the reason.
@@ -671,11 +697,7 @@ mod tests {
         let (mut terminal, mut screen) = terminal();
         let (keys, mut events) = mpsc::unbounded();
         let person = async move {
-            let press = |events: Vec<io::Result<Event>>| {
-                for e in events {
-                    keys.unbounded_send(e).unwrap();
-                }
-            };
+            let press = |events: Vec<io::Result<Event>>| send(&keys, events);
             // We chose white: the computer opens.
             let shown = wait_for(&mut screen, "Turn   yours (O)").await;
             assert!(shown.contains("Versus madang beginner"), "{shown}");

@@ -14,11 +14,11 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color as Tint, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph};
 use renju::{Board, Color, Point};
 
-use super::play::ui::{BoardPic, MIN_SIZE, board_lines, clip, layout};
-use super::play::{Screen, signals};
+use super::play::ui::{BoardPic, board_lines, clip, layout, too_small};
+use super::play::{Tty, signals};
 
 /// Arguments of `madang omok show`.
 #[derive(clap::Args)]
@@ -143,15 +143,17 @@ pub fn run(args: Args) -> Result<()> {
         print!("{}", replay.text_at(at)?);
         return Ok(());
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let mut screen = Screen::enter()?;
-    let mut events = EventStream::new();
-    runtime.block_on(async {
+    let mut tty = Tty::open()?;
+    tty.runtime.block_on(async {
         let mut stop = std::pin::pin!(signals()?);
-        review(&mut screen.terminal, &replay, at, &mut events, &mut stop).await
+        review(
+            &mut tty.screen.terminal,
+            &replay,
+            at,
+            &mut tty.events,
+            &mut stop,
+        )
+        .await
     })
 }
 
@@ -206,11 +208,7 @@ fn step(key: KeyCode, at: usize, total: usize) -> Option<usize> {
 fn render(frame: &mut Frame, replay: &Replay, at: usize) {
     let area = frame.area();
     let Some(l) = layout(area) else {
-        let text = format!(
-            "Please make the terminal at least {}x{} (it is {}x{}). q quits.",
-            MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
-        );
-        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        too_small(frame);
         return;
     };
     // Checked in `run`: every prefix of the game replays.

@@ -241,11 +241,7 @@ pub(crate) fn layout(area: Rect) -> Option<Layout> {
 pub(crate) fn render(frame: &mut Frame, view: &View) {
     let area = frame.area();
     let Some(layout) = layout(area) else {
-        let text = format!(
-            "Please make the terminal at least {}x{} (it is {}x{}). q quits.",
-            MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
-        );
-        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        too_small(frame);
         return;
     };
     let winning: Vec<Point> = match view.game.result() {
@@ -273,6 +269,16 @@ pub(crate) fn render(frame: &mut Frame, view: &View) {
         Paragraph::new(panel_lines(view, inner)).block(Block::bordered().title(" madang omok ")),
         layout.panel,
     );
+}
+
+/// Asks for a bigger terminal, when [`layout`] finds none.
+pub(crate) fn too_small(frame: &mut Frame) {
+    let area = frame.area();
+    let text = format!(
+        "Please make the terminal at least {}x{} (it is {}x{}). q quits.",
+        MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
+    );
+    frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
 }
 
 /// The board point under a screen position, for mouse clicks.
