@@ -290,7 +290,7 @@ where
     app.show_local(&versus, now());
     draw(terminal, app)?;
     // Only now that the board is on screen does any clock start.
-    versus.begin(now());
+    versus.begin(now(), std::time::SystemTime::now());
     let mut tick = tokio::time::interval(CLOCK_TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     loop {

@@ -242,7 +242,8 @@ fn render(frame: &mut Frame, replay: &Replay, at: usize) {
     let help = [
         "Right/n next  Left/p back",
         "Home/g first  End/G last",
-        "Up/Down 10 moves  q quit",
+        "Up/Down ten moves",
+        "q, Esc or Ctrl-C quits",
     ];
     let rows = usize::from(inner.height).saturating_sub(help.len() + 1);
     // The list scrolls to keep the current move in sight.

@@ -556,21 +556,25 @@ fn panel_lines(view: &View, width: usize) -> Vec<Line<'static>> {
 fn help(view: &View) -> &'static [&'static str] {
     let over = matches!(view.stage, Stage::Over(_) | Stage::Failed(_));
     match (view.confirm, over, view.local()) {
-        (Some(Confirm::Quit), ..) => &["q      quit: yes", "other  go on"],
-        (Some(Confirm::Resign), ..) => &["r      resign: yes", "other  go on"],
-        (None, true, true) => &["n new game (swap colours)", "v analysis on/off", "q quit"],
-        (None, true, false) => &["n new game", "q quit"],
+        (Some(Confirm::Quit), ..) => &["q/Ctrl-C  quit: yes", "other     go on"],
+        (Some(Confirm::Resign), ..) => &["r         resign: yes", "other     go on"],
+        (None, true, true) => &[
+            "n new game (swap colours)",
+            "v analysis on/off",
+            "q/Ctrl-C quit",
+        ],
+        (None, true, false) => &["n new game", "q/Ctrl-C quit"],
         (None, false, true) => &[
             "arrows+Enter, click, or",
             "type h8+Enter; Esc clears",
             "u undo  t hint  v analysis",
             "r resign (asks again)",
-            "q quit (asks again)",
+            "q/Ctrl-C quit (asks again)",
         ],
         (None, false, false) => &[
             "arrows+Enter, click, or",
             "type h8+Enter; Esc clears",
-            "q quit (asks again)",
+            "q/Ctrl-C quit (asks again)",
         ],
     }
 }
@@ -861,8 +865,8 @@ mod tests {
         v.message = "Really quit? Press q.".into();
         let screen = text(&draw(&v));
         assert!(screen.contains("Really quit? Press q."), "{screen}");
-        assert!(screen.contains("q      quit: yes"), "{screen}");
-        assert!(screen.contains("other  go on"), "{screen}");
+        assert!(screen.contains("q/Ctrl-C  quit: yes"), "{screen}");
+        assert!(screen.contains("other     go on"), "{screen}");
     }
 
     #[test]

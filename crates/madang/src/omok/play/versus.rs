@@ -61,7 +61,7 @@ pub(crate) struct Finished {
     pub(crate) ending: Ending,
     /// Time taken by each move, in order.
     pub(crate) times: Vec<Duration>,
-    /// When the first move could be made.
+    /// When the first move could be made (calendar time).
     pub(crate) started: SystemTime,
 }
 
@@ -122,7 +122,7 @@ impl Versus {
             clock: clock.map(GameClock::new),
             phase: Phase::Ready,
             times: Vec::new(),
-            started: SystemTime::now(),
+            started: SystemTime::UNIX_EPOCH,
             next_id: 0,
             analysis: None,
             outputs: VecDeque::new(),
@@ -175,11 +175,12 @@ impl Versus {
         self.analysis.as_ref()
     }
 
-    /// Starts the game (and the clocks) at `now`: call once the board has
-    /// been drawn, so that no clock counts before the person sees it.
-    pub(crate) fn begin(&mut self, now: Instant) {
+    /// Starts the game (and the clocks) at `now`, the calendar time being
+    /// `wall` (for the record): call once the board has been drawn, so
+    /// that no clock counts before the person sees it.
+    pub(crate) fn begin(&mut self, now: Instant, wall: SystemTime) {
         if matches!(self.phase, Phase::Ready) {
-            self.started = SystemTime::now();
+            self.started = wall;
             self.next_turn(now);
         }
     }
@@ -443,7 +444,7 @@ mod tests {
             v.play(pt("h8"), t0).unwrap_err(),
             "The game has not started yet."
         );
-        v.begin(t0 + secs(5));
+        v.begin(t0 + secs(5), SystemTime::UNIX_EPOCH);
         let r = think(&mut v).expect("the engine moves first");
         assert!(v.engine_thinking());
         assert_eq!(r.budget, secs(1).min(secs(3)));
@@ -467,7 +468,7 @@ mod tests {
     fn undo_takes_back_a_pair_or_the_move_being_answered() {
         let t0 = Instant::now();
         let mut v = Versus::new(Rule::Renju, Color::Black, secs(1), None);
-        v.begin(t0);
+        v.begin(t0, SystemTime::UNIX_EPOCH);
         assert_eq!(v.undo(t0).unwrap_err(), "Nothing to take back yet.");
         v.play(pt("h8"), t0).unwrap();
         let r = think(&mut v).unwrap();
@@ -491,7 +492,7 @@ mod tests {
     fn undo_as_white_keeps_the_computers_opening() {
         let t0 = Instant::now();
         let mut v = Versus::new(Rule::Renju, Color::White, secs(1), None);
-        v.begin(t0);
+        v.begin(t0, SystemTime::UNIX_EPOCH);
         let r = think(&mut v).unwrap();
         v.on_answer(answer(r.id, "h8"), t0);
         assert_eq!(v.undo(t0).unwrap_err(), "Nothing to take back yet.");
@@ -507,7 +508,7 @@ mod tests {
     fn hints_are_for_the_person_and_go_stale() {
         let t0 = Instant::now();
         let mut v = Versus::new(Rule::Renju, Color::Black, secs(1), None);
-        v.begin(t0);
+        v.begin(t0, SystemTime::UNIX_EPOCH);
         v.hint().unwrap();
         let r = think(&mut v).unwrap();
         assert!(v.hint_pending());
@@ -536,7 +537,7 @@ mod tests {
             increment: secs(1),
         };
         let mut v = Versus::new(Rule::Renju, Color::Black, secs(1), Some(clock));
-        v.begin(t0);
+        v.begin(t0, SystemTime::UNIX_EPOCH);
         assert_eq!(v.poll_timeout(), Some(t0 + secs(10)));
         v.play(pt("h8"), t0 + secs(4)).unwrap();
         let r = think(&mut v).unwrap();
@@ -563,7 +564,7 @@ mod tests {
     fn five_ends_the_game_and_resigning_is_recorded() {
         let t0 = Instant::now();
         let mut v = Versus::new(Rule::Renju, Color::Black, secs(1), None);
-        v.begin(t0);
+        v.begin(t0, SystemTime::UNIX_EPOCH);
         for (ours, theirs) in [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")] {
             v.play(pt(ours), t0).unwrap();
             let r = think(&mut v).unwrap();
@@ -575,7 +576,7 @@ mod tests {
         assert_eq!(v.resign(t0).unwrap_err(), "The game is over.");
 
         let mut v = Versus::new(Rule::Renju, Color::Black, secs(1), None);
-        v.begin(t0);
+        v.begin(t0, SystemTime::UNIX_EPOCH);
         v.resign(t0).unwrap();
         assert_eq!(v.ending(), Some(Ending::Resigned(Color::Black)));
         assert_eq!(v.ending().unwrap().reason(), "resignation");
