@@ -75,6 +75,11 @@ fn play_refuses_bad_values_before_any_screen() {
         ),
         (&["--level", "godlike"], "beginner"),
         (&["--turn-time", "5s"], "--connect"),
+        (&["--think-time", "0s"], "must be more than zero"),
+        (
+            &["--connect", "localhost:9000", "--turn-time", "0ms"],
+            "more than zero",
+        ),
         (&["--increment", "5s"], "--clock"),
         (
             &["--connect", "localhost:9000", "--level", "easy"],

@@ -68,7 +68,7 @@ pub struct Args {
     /// On a referee: its time per move, for the clock on screen. Without it
     /// the Omok document's 15s is assumed, and the screen says so if the
     /// referee's turns turn out longer or shorter.
-    #[arg(long, value_parser = parse_duration, value_name = "DUR", requires = "connect")]
+    #[arg(long, value_parser = positive_duration, value_name = "DUR", requires = "connect")]
     turn_time: Option<Duration>,
     /// Against the computer: your colour; `n` after a game swaps colours.
     #[arg(long, value_enum, default_value = "black", conflicts_with = "connect")]
@@ -78,7 +78,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "medium", conflicts_with = "connect")]
     level: Level,
     /// Against the computer: its time per move, instead of the level's.
-    #[arg(long, value_parser = parse_duration, value_name = "DUR", conflicts_with = "connect")]
+    #[arg(long, value_parser = positive_duration, value_name = "DUR", conflicts_with = "connect")]
     think_time: Option<Duration>,
     /// Against the computer: a clock for the whole game, like `10m`, with an
     /// increment per move as `10m+5s`. Without it nobody plays on time.
@@ -93,6 +93,16 @@ pub struct Args {
     /// or ~/.local/share/madang/games.
     #[arg(long, value_name = "DIR", conflicts_with = "connect")]
     record_dir: Option<PathBuf>,
+}
+
+/// A duration above zero (`--turn-time 0s` cannot be played). The shared
+/// CLI parser refusing zero replaces this once it exists.
+fn positive_duration(text: &str) -> Result<Duration, String> {
+    match parse_duration(text) {
+        Ok(d) if d.is_zero() => Err("must be more than zero".to_owned()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// How games against the computer are set up.
