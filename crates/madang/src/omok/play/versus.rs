@@ -200,9 +200,11 @@ impl Versus {
     pub(crate) fn undo(&mut self, now: Instant) -> Result<(), Refusal> {
         let person_moves = self.person_moves();
         let count = match self.phase {
-            Phase::EngineToMove { .. } => 1,
+            Phase::EngineToMove { .. } if person_moves > 0 => 1,
             Phase::PersonToMove { .. } if person_moves > 0 => 2,
-            Phase::PersonToMove { .. } => return Err("Nothing to take back yet.".into()),
+            Phase::EngineToMove { .. } | Phase::PersonToMove { .. } => {
+                return Err("Nothing to take back yet.".into());
+            }
             Phase::Ready | Phase::Over(_) => return Err(self.why_not_now()),
         };
         for _ in 0..count {
@@ -493,6 +495,8 @@ mod tests {
         let t0 = Instant::now();
         let mut v = Versus::new(Rule::Renju, Color::White, secs(1), None);
         v.begin(t0, SystemTime::UNIX_EPOCH);
+        assert_eq!(v.undo(t0).unwrap_err(), "Nothing to take back yet.");
+        assert!(v.engine_thinking());
         let r = think(&mut v).unwrap();
         v.on_answer(answer(r.id, "h8"), t0);
         assert_eq!(v.undo(t0).unwrap_err(), "Nothing to take back yet.");
