@@ -74,7 +74,12 @@ fn replay(record: &GameRecord) -> Result<Replay> {
         header: vec![
             format!("game {id} ({})", record.rule),
             format!("black (X) {}  vs  white (O) {}", record.black, record.white),
-            format!("{outcome} ({})", record.reason),
+            format!(
+                "{outcome} ({}) after {} moves, last {}",
+                record.reason,
+                record.moves.len(),
+                record.moves.last().map_or("-", |m| m.point.as_str())
+            ),
         ]
         .into_iter()
         .map(|l| clean(&l))
