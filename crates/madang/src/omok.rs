@@ -1,5 +1,6 @@
 //! `madang omok`: Renju rules tools, the referee, bots and the terminal client.
 
+pub(crate) mod addr;
 pub(crate) mod bot;
 mod forbidden;
 mod loadtest;
@@ -27,7 +28,8 @@ enum OmokCommand {
     /// Play on a referee with a program: the built-in engine or a Gomocup
     /// engine.
     Bot(bot::Args),
-    /// Print the final board of a recorded game (.sgf or games.jsonl).
+    /// Step through a recorded game (.sgf, .psq or games.jsonl); printed as
+    /// text when the output is not a terminal.
     Show(show::Args),
     /// Print black's forbidden points for positions read from standard input.
     Forbidden(forbidden::Args),
