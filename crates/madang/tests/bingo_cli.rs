@@ -139,7 +139,7 @@ fn card_files_are_used_as_given() {
 
 #[test]
 fn a_violation_ends_the_game_with_an_error() {
-    let (mut child, addr, out) = host(&["--first", "guest", "--hello-limit", "5"]);
+    let (mut child, addr, out) = host(&["--first", "guest", "--hello-limit", "5s"]);
     let mut peer = TcpStream::connect(&addr).unwrap();
     peer.set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -166,7 +166,7 @@ fn a_violation_ends_the_game_with_an_error() {
 
 #[test]
 fn a_silent_guest_gets_an_error_after_the_hello_limit() {
-    let (mut child, addr, out) = host(&["--hello-limit", "0.3"]);
+    let (mut child, addr, out) = host(&["--hello-limit", "300ms"]);
     let peer = TcpStream::connect(&addr).unwrap();
     peer.set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
