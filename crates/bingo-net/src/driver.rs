@@ -273,22 +273,21 @@ pub async fn run(
             _ => None,
         };
         tokio::select! {
-            Some((id, received)) = events.recv() => {
-                if !open.contains_key(&id) {
-                    continue;
+            Some(first) = events.recv() => {
+                // A busy connection's lines are taken in batches, not one
+                // trip round the loop each; the batch is bounded, so the
+                // clock and the player are never kept waiting long.
+                let mut next = Some(first);
+                let mut taken = 0;
+                while let Some((id, received)) = next.take() {
+                    if let Some(input) = to_input(&mut open, id, received) {
+                        session.handle(input, now());
+                    }
+                    taken += 1;
+                    if taken < EVENTS {
+                        next = events.try_recv().ok();
+                    }
                 }
-                let input = match received {
-                    Received::Line(line) => {
-                        debug!(conn = id.0, %line, "received");
-                        Input::Line(id, line)
-                    }
-                    Received::Bad(error) => Input::BadFrame(id, error),
-                    Received::Closed => {
-                        open.remove(&id);
-                        Input::Closed(id)
-                    }
-                };
-                session.handle(input, now());
             }
             Some((id, result)) = connects.recv() => {
                 if connecting.remove(&id).is_none() {
@@ -333,6 +332,25 @@ pub async fn run(
         let _ = task.await;
     }
     ending
+}
+
+/// The session's input for what a connection received; `None` for a
+/// connection already closed.
+fn to_input(open: &mut HashMap<ConnId, Open>, id: ConnId, received: Received) -> Option<Input> {
+    if !open.contains_key(&id) {
+        return None;
+    }
+    Some(match received {
+        Received::Line(line) => {
+            debug!(conn = id.0, %line, "received");
+            Input::Line(id, line)
+        }
+        Received::Bad(error) => Input::BadFrame(id, error),
+        Received::Closed => {
+            open.remove(&id);
+            Input::Closed(id)
+        }
+    })
 }
 
 /// The next connection, when there is a listener to take it from. Accept

@@ -12,6 +12,9 @@ pub const REPLACEMENT: char = '\u{fffd}';
 /// `text` with every control character (C0 including CR, LF, ESC and BEL;
 /// DEL; C1 including CSI) replaced by [`REPLACEMENT`].
 pub fn clean(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
     text.chars()
         .map(|c| if c.is_control() { REPLACEMENT } else { c })
         .collect()

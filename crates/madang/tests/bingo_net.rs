@@ -933,3 +933,180 @@ async fn the_guest_refuses_a_bad_host() {
     )
     .await;
 }
+
+/// A raw guest that joins with `resume` (no verify) and the given key;
+/// returns it and the game id from the host's HELLO.
+async fn raw_guest_with_resume(addr: &str, key: &str) -> (RawPeer, String) {
+    let mut peer = RawPeer::connect(addr).await;
+    let hello = peer.line().await;
+    let id = hello
+        .split(' ')
+        .find_map(|field| field.strip_prefix("id="))
+        .unwrap_or_else(|| panic!("no id in {hello}"))
+        .to_owned();
+    peer.send(format!("HELLO bingo/1 key={key} resume\n").as_bytes())
+        .await;
+    (peer, id)
+}
+
+#[tokio::test]
+async fn strangers_and_squatters_do_not_keep_the_guest_from_its_game() {
+    let settings = Settings::new(5, 5, Role::Host).unwrap();
+    let limits = Limits {
+        resume_grace: Duration::from_secs(20),
+        ..Limits::default()
+    };
+    let extensions = Extensions {
+        verify: false,
+        resume: true,
+    };
+    let opts = options(settings, CardChoice::Shuffled(3), extensions, limits);
+    let (addr, host) = spawn_host(opts, script(&[7, 8, 9])).await;
+    let key = "5a".repeat(16);
+    let (mut guest, id) = raw_guest_with_resume(&addr, &key).await;
+    assert_eq!(guest.line().await, "CALL 7");
+    drop(guest);
+    // A connection that says nothing, opened right after the drop.
+    let mut squatter = RawPeer::connect(&addr).await;
+    assert_eq!(squatter.line().await, "HELLO bingo/1 resume");
+    // A stranger who knows the id but not the key.
+    let mut stranger = RawPeer::connect(&addr).await;
+    assert_eq!(stranger.line().await, "HELLO bingo/1 resume");
+    let wrong = "a5".repeat(16);
+    stranger
+        .send(format!("RESUME {id} 1 {wrong}\n").as_bytes())
+        .await;
+    assert_eq!(
+        stranger.line().await,
+        format!("ERROR {}", Violation::NoSuchGame)
+    );
+    stranger.expect_close().await;
+    // The real guest, while the squatter still sits there.
+    let mut guest = RawPeer::connect(&addr).await;
+    assert_eq!(guest.line().await, "HELLO bingo/1 resume");
+    guest
+        .send(format!("RESUME {id} 1 {key}\n").as_bytes())
+        .await;
+    assert_eq!(guest.line().await, format!("RESUME {id} 1"));
+    guest.send(b"ERROR bye\n").await;
+    guest.expect_close().await;
+    squatter.expect_close().await;
+    let (ending, updates) = timeout(LIMIT, host).await.unwrap().unwrap();
+    assert_eq!(ending, Ending::PeerError("bye".into()));
+    let connected = updates
+        .iter()
+        .filter(|update| matches!(update, Update::Connected(_)))
+        .count();
+    assert_eq!(
+        connected, 2,
+        "joined, then resumed; nobody else: {updates:?}"
+    );
+    assert!(updates.contains(&Update::Game(GameEvent::Resumed)));
+}
+
+#[tokio::test]
+async fn two_hundred_megabytes_of_chat_cost_no_memory() {
+    const LINES: usize = 200_000;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    // The display never reads while the flood lasts.
+    let (mut updates, mut display) = Updates::channel(64);
+    let (person, _keep) = idle_person();
+    let guest = tokio::spawn(async move {
+        let mut person = person;
+        bingo_net::join(
+            &addr,
+            CardChoice::Shuffled(1),
+            Extensions::default(),
+            Limits::default(),
+            &mut person,
+            &mut updates,
+        )
+        .await
+    });
+    let (stream, _) = listener.accept().await.unwrap();
+    let (read, writer) = stream.into_split();
+    let mut host = RawPeer {
+        reader: BufReader::new(read),
+        writer,
+    };
+    host.send(b"HELLO bingo/1 size=3 lines=1 first=guest\n")
+        .await;
+    assert_eq!(host.line().await, "HELLO bingo/1");
+    let mut chat = b"CHAT ".to_vec();
+    chat.extend([b'x'; 1019]);
+    chat.push(b'\n');
+    let block: Vec<u8> = chat.repeat(1000);
+    timeout(Duration::from_secs(120), async {
+        for _ in 0..LINES / 1000 {
+            host.send(&block).await;
+        }
+    })
+    .await
+    .expect("the guest keeps reading while its display does not");
+    host.send(b"ERROR done\n").await;
+    let mut chats = 0;
+    let mut dropped = 0;
+    let mut ended = None;
+    while let Some(update) = display.recv().await {
+        match update {
+            Update::Game(GameEvent::Chat { .. }) => chats += 1,
+            Update::ChatDropped(count) => dropped += count,
+            Update::Game(GameEvent::Ended(ending)) => ended = Some(ending),
+            _ => {}
+        }
+    }
+    // The display held at most its 64; what it saw beyond those came while
+    // it read, from the lines still in the sockets' buffers.
+    assert_eq!(chats + dropped, LINES, "every line shown or counted");
+    assert!(dropped > LINES * 9 / 10, "{dropped} of {LINES} dropped");
+    assert_eq!(
+        ended,
+        Some(Ending::PeerError("done".into())),
+        "never a flag"
+    );
+    assert_eq!(guest.await.unwrap(), Ending::PeerError("done".into()));
+}
+
+#[tokio::test]
+async fn a_peers_control_characters_never_reach_the_display() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (person, _keep) = idle_person();
+    let guest = tokio::spawn(async move {
+        join(
+            &addr,
+            CardChoice::Shuffled(1),
+            Extensions::default(),
+            person,
+        )
+        .await
+    });
+    let (stream, _) = listener.accept().await.unwrap();
+    let (read, writer) = stream.into_split();
+    let mut host = RawPeer {
+        reader: BufReader::new(read),
+        writer,
+    };
+    host.send(b"HELLO bingo/1 size=3 lines=1 first=guest\n")
+        .await;
+    host.line().await;
+    host.send(b"CHAT \x1b]0;owned\x07\x1b[2J\rresult: win\xc2\x9b\n")
+        .await;
+    host.send(b"ERROR \x1b[1Aresult: win\n").await;
+    host.expect_close().await;
+    let (ending, updates) = timeout(LIMIT, guest).await.unwrap().unwrap();
+    let chat = updates
+        .iter()
+        .find_map(|update| match update {
+            Update::Game(GameEvent::Chat { text, .. }) => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(!chat.chars().any(char::is_control), "{chat:?}");
+    assert!(chat.ends_with("result: win\u{fffd}"), "{chat:?}");
+    let Ending::PeerError(reason) = ending else {
+        panic!("{ending:?}")
+    };
+    assert_eq!(reason, "\u{fffd}[1Aresult: win");
+}
