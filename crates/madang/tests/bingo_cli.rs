@@ -191,16 +191,21 @@ fn raw_host() -> (std::net::TcpListener, String) {
     (listener, addr)
 }
 
+/// A connection's writing end and its reading end, which never waits more
+/// than 10 s.
+fn ends(stream: TcpStream) -> (TcpStream, BufReader<TcpStream>) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    (stream.try_clone().unwrap(), BufReader::new(stream))
+}
+
 #[test]
 fn a_peer_cannot_write_to_the_terminal_or_forge_a_result() {
     let (listener, addr) = raw_host();
     let guest = std::thread::spawn(move || join(&addr, &["--no-verify", "--no-resume"]));
     let (stream, _) = listener.accept().unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
+    let (mut writer, mut reader) = ends(stream);
     // The host calls first and never does: the guest only listens.
     writer
         .write_all(b"HELLO bingo/1 size=3 lines=1 first=host\n")
@@ -235,11 +240,7 @@ fn a_restarted_guest_is_told_the_host_keeps_another_game() {
     let (mut child, addr, _out) = host(&["--no-verify", "--resume-grace", "20s"]);
     // The first guest joins, hears the first call and vanishes.
     let stream = TcpStream::connect(&addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
+    let (mut writer, mut reader) = ends(stream);
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
     let key = "ab".repeat(16);

@@ -860,12 +860,17 @@ async fn a_connection_that_leaves_before_hello_is_not_a_game() {
     assert_eq!(result(&guest).0, GameResult::Win);
 }
 
-/// A hand-driven host: accepts one guest, sends `script` lines, and checks
-/// that the guest answers `ERROR` with `reason` and ends its game with it.
-async fn guest_sees_violation(script_lines: &[&str], expected: Violation) {
+/// A guest (a person who does nothing, no extensions) joined to a
+/// hand-driven host: the guest's game, the host's end of the connection,
+/// and the person's input to keep.
+async fn guest_of_a_raw_host() -> (
+    tokio::task::JoinHandle<(Ending, Vec<Update>)>,
+    RawPeer,
+    mpsc::UnboundedSender<UserInput>,
+) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    let (person, _keep) = idle_person();
+    let (person, keep) = idle_person();
     let guest = tokio::spawn(async move {
         join(
             &addr,
@@ -877,10 +882,17 @@ async fn guest_sees_violation(script_lines: &[&str], expected: Violation) {
     });
     let (stream, _) = listener.accept().await.unwrap();
     let (read, writer) = stream.into_split();
-    let mut host = RawPeer {
+    let host = RawPeer {
         reader: BufReader::new(read),
         writer,
     };
+    (guest, host, keep)
+}
+
+/// A hand-driven host: accepts one guest, sends `script` lines, and checks
+/// that the guest answers `ERROR` with `reason` and ends its game with it.
+async fn guest_sees_violation(script_lines: &[&str], expected: Violation) {
+    let (guest, mut host, _keep) = guest_of_a_raw_host().await;
     for line in script_lines {
         if let Some(expected) = line.strip_prefix("< ") {
             assert_eq!(host.line().await, expected);
@@ -1070,24 +1082,7 @@ async fn two_hundred_megabytes_of_chat_cost_no_memory() {
 
 #[tokio::test]
 async fn a_peers_control_characters_never_reach_the_display() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let (person, _keep) = idle_person();
-    let guest = tokio::spawn(async move {
-        join(
-            &addr,
-            CardChoice::Shuffled(1),
-            Extensions::default(),
-            person,
-        )
-        .await
-    });
-    let (stream, _) = listener.accept().await.unwrap();
-    let (read, writer) = stream.into_split();
-    let mut host = RawPeer {
-        reader: BufReader::new(read),
-        writer,
-    };
+    let (guest, mut host, _keep) = guest_of_a_raw_host().await;
     host.send(b"HELLO bingo/1 size=3 lines=1 first=guest\n")
         .await;
     host.line().await;
