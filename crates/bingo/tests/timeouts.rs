@@ -188,3 +188,35 @@ fn a_silent_host_gets_the_hello_limit() {
         Some(&Ending::Violation(Violation::Silence(hello)))
     );
 }
+
+#[test]
+fn a_resumed_connection_that_never_commits_again_is_dropped_and_waited_for() {
+    let t0 = Instant::now();
+    let mut host = Session::new(config(Role::Host), t0);
+    host.handle(Input::Connected(CONN), t0);
+    let key = common::KEY;
+    host.handle(
+        Input::Line(CONN, format!("HELLO bingo/1 key={key} verify resume")),
+        t0,
+    );
+    host.handle(Input::Line(CONN, format!("COMMIT {}", "0".repeat(64))), t0);
+    host.handle(Input::Closed(CONN), t0);
+    assert!(host.is_suspended());
+    let back = ConnId(10);
+    host.handle(Input::Connected(back), t0);
+    host.handle(Input::Line(back, format!("RESUME game-1 0 {key}")), t0);
+    drain(&mut host);
+    assert!(!host.is_suspended(), "resumed, waiting for the COMMIT");
+    let rejoin = Limits::default().rejoin;
+    assert_eq!(host.poll_timeout(), Some(t0 + rejoin));
+    let outputs = run_to(&mut host, t0 + rejoin);
+    assert!(outputs.contains(&Output::Close(back)));
+    assert!(
+        host.is_suspended(),
+        "the game waits again, with a fresh grace"
+    );
+    assert_eq!(
+        host.poll_timeout(),
+        Some(t0 + rejoin + Limits::default().resume_grace)
+    );
+}
