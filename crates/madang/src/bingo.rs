@@ -255,16 +255,30 @@ impl Setup {
         }
     }
 
+    /// A shuffled card is shuffled afresh for each game a person asks for.
+    fn reshuffle(&mut self) {
+        let card = match self {
+            Setup::Host(_, options) => &mut options.card,
+            Setup::Join(_, card, ..) => card,
+        };
+        if let CardChoice::Shuffled(seed) = card {
+            *seed = seed.wrapping_add(1);
+        }
+    }
+
     /// Plays the games: all of `--games` for a program; for a `person`, one
     /// at a time until the player leaves instead of asking for another.
     async fn play(
-        self,
+        mut self,
         controller: &mut Controller,
         updates: &mut Updates,
         person: bool,
     ) -> Vec<Ending> {
         let mut endings = Vec::new();
         loop {
+            if !endings.is_empty() {
+                self.reshuffle();
+            }
             let mut played = match &self {
                 Setup::Host(listener, options) => {
                     let options = HostOptions {
