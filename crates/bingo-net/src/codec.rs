@@ -39,10 +39,10 @@ impl Decoder for LineCodec {
     }
 }
 
-impl Encoder<&Message> for LineCodec {
+impl Encoder<Message> for LineCodec {
     type Error = std::io::Error;
 
-    fn encode(&mut self, message: &Message, buf: &mut BytesMut) -> Result<(), Self::Error> {
+    fn encode(&mut self, message: Message, buf: &mut BytesMut) -> Result<(), Self::Error> {
         buf.put_slice(message.to_string().as_bytes());
         buf.put_u8(b'\n');
         Ok(())

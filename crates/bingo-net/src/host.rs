@@ -1,24 +1,15 @@
-//! The listening side: serve games one after another, and keep a dropped
-//! game for the guest to resume.
+//! The listening side: serve games one after another.
 
 use std::io;
-use std::net::SocketAddr;
-use std::time::Duration;
 
 use bingo::session::{CardChoice, Config, Limits};
 use bingo::verify::new_salt;
-use bingo::{Ending, Event, Extensions, Session, Settings};
+use bingo::{Ending, Extensions, Role, Session, Settings};
 use rand::Rng;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
-use tokio::time::{Instant, sleep, timeout_at};
-use tracing::{Instrument, info, info_span, warn};
+use tokio::net::TcpListener;
+use tracing::{Instrument, info_span};
 
-use crate::connection::Connection;
-use crate::driver::{Controller, Update, drive, feed_offline};
-
-/// The pause after a failed accept.
-const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+use crate::driver::{Controller, Endpoint, Update, Updates, run};
 
 /// What the host offers.
 #[derive(Debug, Clone)]
@@ -36,17 +27,20 @@ pub struct HostOptions {
 }
 
 /// Serves `options.games` games on `listener`, one at a time, and returns how
-/// each ended. A shuffled card is reshuffled for each game after the first.
+/// each ended; stops early when the player leaves. A shuffled card is
+/// reshuffled for each game after the first.
 pub async fn serve(
     listener: &TcpListener,
     options: &HostOptions,
     controller: &mut Controller,
-    updates: &mpsc::UnboundedSender<Update>,
+    updates: &mut Updates,
 ) -> io::Result<Vec<Ending>> {
-    let _ = updates.send(Update::Listening(listener.local_addr()?));
+    updates
+        .send(Update::Listening(listener.local_addr()?))
+        .await;
     let mut endings = Vec::new();
     for number in 1..=options.games {
-        let _ = updates.send(Update::NewGame(number));
+        updates.send(Update::NewGame(number)).await;
         let card = match &options.card {
             CardChoice::Shuffled(seed) => {
                 CardChoice::Shuffled(seed.wrapping_add(number as u64 - 1))
@@ -54,75 +48,25 @@ pub async fn serve(
             given => given.clone(),
         };
         let config = Config {
-            role: bingo::Role::Host,
+            role: Role::Host,
             settings: options.settings,
             card,
             extensions: options.extensions,
             game_id: format!("{:016x}", rand::rng().random::<u64>()),
+            resume_key: String::new(),
             salt: new_salt(&mut rand::rng()),
             limits: options.limits,
         };
         let span = info_span!("game", number, id = %config.game_id);
-        let ending = play_one(listener, Session::new(config), controller, updates)
+        let session = Session::new(config, tokio::time::Instant::now().into_std());
+        let ending = run(session, Endpoint::Listen(listener), controller, updates)
             .instrument(span)
             .await;
+        let left = ending == Ending::Left;
         endings.push(ending);
+        if left {
+            break;
+        }
     }
     Ok(endings)
-}
-
-async fn play_one(
-    listener: &TcpListener,
-    mut session: Session,
-    controller: &mut Controller,
-    updates: &mpsc::UnboundedSender<Update>,
-) -> Ending {
-    // A connection that closes before the guest's HELLO is no game.
-    while session.settings().is_none() && session.ending().is_none() {
-        let (stream, peer) = accept(listener).await;
-        drive(&mut session, Connection::new(stream), controller, updates)
-            .instrument(info_span!("connection", %peer))
-            .await;
-    }
-    while session.is_suspended() {
-        let deadline = Instant::now() + session.idle_limit();
-        info!("waiting for the guest to resume");
-        let resumes = session.resumes();
-        loop {
-            match timeout_at(deadline, accept(listener)).await {
-                Ok((stream, peer)) => {
-                    drive(&mut session, Connection::new(stream), controller, updates)
-                        .instrument(info_span!("connection", %peer))
-                        .await;
-                    // A resumed game that drops again gets a fresh grace.
-                    if !session.is_suspended() || session.resumes() != resumes {
-                        break;
-                    }
-                }
-                Err(_) => {
-                    feed_offline(&mut session, Event::IdleTimeout, updates);
-                    break;
-                }
-            }
-        }
-    }
-    session
-        .ending()
-        .cloned()
-        .unwrap_or_else(|| Ending::Disconnected("the game did not finish".into()))
-}
-
-/// The next connection. Accept errors (a connection reset before it was
-/// accepted, too many open files) concern one connection, not the host: wait
-/// a moment and go on.
-async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
-    loop {
-        match listener.accept().await {
-            Ok(accepted) => return accepted,
-            Err(error) => {
-                warn!(%error, "accept failed");
-                sleep(ACCEPT_RETRY).await;
-            }
-        }
-    }
 }

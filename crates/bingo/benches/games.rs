@@ -3,6 +3,7 @@
 //! parsing of single lines.
 
 use std::hint::black_box;
+use std::time::Instant;
 
 use bingo::session::{CardChoice, Config, Limits, Session};
 use bingo::{Extensions, Message, Role, Settings, auto, frame, local};
@@ -18,12 +19,13 @@ fn pair(size: usize, lines: usize, extensions: Extensions, seed: u64) -> (Sessio
         card: CardChoice::Shuffled(seed),
         extensions,
         game_id: "bench".into(),
+        resume_key: "00112233445566778899aabbccddeeff".into(),
         salt: "00112233445566778899aabbccddeeff".into(),
         limits: Limits::default(),
     };
     (
-        Session::new(config(Role::Host, seed)),
-        Session::new(config(Role::Guest, seed + 1)),
+        Session::new(config(Role::Host, seed), Instant::now()),
+        Session::new(config(Role::Guest, seed + 1), Instant::now()),
     )
 }
 
@@ -45,7 +47,7 @@ fn games(c: &mut Criterion) {
                     )
                 },
                 |((mut host, mut guest), mut rng)| {
-                    local::play(&mut host, &mut guest, |_, board| {
+                    local::play(&mut host, &mut guest, Instant::now(), |_, board| {
                         auto::pick(board, &mut rng)
                     })
                 },

@@ -26,16 +26,28 @@ pub struct Limits {
     pub close: Duration,
     /// How long a dropped game is kept for `resume`.
     pub resume_grace: Duration,
+    /// For each rejoin attempt to get through its handshake (host: the
+    /// attempt's `RESUME`; guest: the host's HELLO and RESUME): short, so a
+    /// silent connection gives way to the next attempt.
+    pub rejoin: Duration,
+    /// For one attempt to connect to the host (guest).
+    pub connect: Duration,
+    /// The pause between a guest's failed rejoin attempt and the next.
+    pub retry: Duration,
 }
 
 impl Default for Limits {
-    /// The spec's limits: 30 s, 10 min, 2 s; 60 s of grace.
+    /// The spec's limits: 30 s, 10 min, 2 s; 60 s of grace; ours: 5 s per
+    /// rejoin attempt and per connect, 250 ms between attempts.
     fn default() -> Limits {
         Limits {
             hello: Duration::from_secs(30),
             idle: Duration::from_secs(600),
             close: Duration::from_secs(2),
             resume_grace: Duration::from_secs(60),
+            rejoin: Duration::from_secs(5),
+            connect: Duration::from_secs(5),
+            retry: Duration::from_millis(250),
         }
     }
 }
@@ -53,6 +65,10 @@ pub struct Config {
     pub extensions: Extensions,
     /// The host's game id for `resume`.
     pub game_id: String,
+    /// The guest's secret for `resume` (hex, 32 to 64 digits; see
+    /// [`crate::verify::new_salt`]): sent in its HELLO and again only in
+    /// `RESUME`. Unused by the host.
+    pub resume_key: String,
     /// The salt for `verify`'s commitment (hex; see [`crate::verify::new_salt`]).
     pub salt: String,
     /// Timeouts.

@@ -1,4 +1,4 @@
-//! What goes into a session ([`Event`]) and what comes out ([`Action`],
+//! What goes into a session ([`Input`]) and what comes out ([`Output`],
 //! including the [`GameEvent`]s shown to the user).
 
 use crate::card::{Card, Line};
@@ -7,34 +7,44 @@ use crate::message::{Extensions, Flag, Message};
 use crate::outcome::{Ending, Outcome, Side};
 use crate::settings::Settings;
 
+/// One connection of a session. The host's driver numbers the connections
+/// it accepts; a guest's session numbers the ones it asks for
+/// ([`Output::Connect`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnId(pub u64);
+
 /// What happens to a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Event {
-    /// A connection is up (the first one, or a reconnection after a drop).
-    Connected,
+pub enum Input {
+    /// A connection is up: the host accepted it, or a guest's
+    /// [`Output::Connect`] succeeded.
+    Connected(ConnId),
+    /// A guest's [`Output::Connect`] failed.
+    ConnectFailed(ConnId, String),
     /// A complete line arrived.
-    Line(String),
+    Line(ConnId, String),
     /// The bytes that arrived do not make a valid line.
-    BadFrame(FrameError),
-    /// Nothing arrived for [`crate::Session::idle_limit`].
-    IdleTimeout,
+    BadFrame(ConnId, FrameError),
     /// The connection closed or failed.
-    Closed,
+    Closed(ConnId),
     /// The user calls a number.
     Call(u16),
     /// The user sends a chat line.
     Chat(String),
-    /// The user leaves: the game ends unfinished with `ERROR`.
+    /// The user leaves: a game under way ends unfinished with `ERROR`.
     Quit,
 }
 
 /// What the session asks its driver to do, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum Output {
+    /// Open a connection to the host (guest) and report it as
+    /// [`Input::Connected`] or [`Input::ConnectFailed`] with this id.
+    Connect(ConnId),
     /// Send this line.
-    Send(Message),
-    /// Flush what was sent and close the connection.
-    Close,
+    Send(ConnId, Message),
+    /// Flush what was sent and close the connection (or give up connecting).
+    Close(ConnId),
     /// Tell the user.
     Report(GameEvent),
 }
@@ -42,6 +52,9 @@ pub enum Action {
 /// Things the user sees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameEvent {
+    /// This connection now carries the game (a guest joined, the host
+    /// answered, or the game was resumed on it).
+    Joined(ConnId),
     /// The handshake is done.
     Started {
         /// The agreed settings.
@@ -66,7 +79,7 @@ pub enum GameEvent {
         /// How many lines of this side's card are now complete.
         completed: usize,
     },
-    /// A chat line.
+    /// A chat line (the peer's with control characters already replaced).
     Chat {
         /// Who wrote it.
         from: Side,
@@ -79,6 +92,8 @@ pub enum GameEvent {
     Decided(Outcome),
     /// The connection dropped; the game waits to be resumed.
     Suspended,
+    /// The guest tries to reach the host again.
+    Reconnecting,
     /// The game was resumed on a new connection.
     Resumed,
     /// The game is over.

@@ -13,12 +13,15 @@
 //! - [`session`]: the protocol of one side as a sans-IO state machine, with
 //!   its [`config`], its inputs and outputs ([`event`]) and how a game turns
 //!   out ([`outcome`]);
+//! - [`violation`]: the protocol violations, one enum whose text is sent in
+//!   `ERROR`;
+//! - [`text`]: a peer's free text made safe to show;
 //! - [`verify`]: the commit-and-reveal extension that checks every flag;
 //! - [`auto`]: the automatic player's choice of number;
 //! - [`local`]: two sessions playing each other in memory.
 //!
-//! Sockets and timers live elsewhere (`bingo-net`): this crate only turns
-//! events into actions.
+//! Sockets and the clock live elsewhere (`bingo-net`): this crate turns
+//! inputs and the time they happened into outputs and the next deadline.
 
 #![warn(missing_docs)]
 
@@ -33,12 +36,15 @@ pub mod outcome;
 pub mod room;
 pub mod session;
 pub mod settings;
+pub mod text;
 pub mod verify;
+pub mod violation;
 
 pub use card::{Board, Card, CardError, Line};
 pub use message::{Answer, Extensions, Flag, Hello, Message, ParseError};
 pub use session::{
-    Action, CardChoice, Config, Ending, Event, GameEvent, GameResult, Limits, Outcome, Session,
-    Side, Verification,
+    CardChoice, Config, ConnId, Disconnect, Ending, GameEvent, GameResult, Input, Limits, Outcome,
+    Output, Session, Side, Verification,
 };
 pub use settings::{Role, Settings, SettingsError};
+pub use violation::Violation;

@@ -103,6 +103,9 @@ pub struct Hello {
     pub settings: Option<Settings>,
     /// The game id for `resume` (host only).
     pub id: Option<String>,
+    /// The guest's secret for `resume` (guest only): only the connection
+    /// that presents it again in `RESUME` may take the game back.
+    pub key: Option<String>,
     /// The extensions offered.
     pub extensions: Extensions,
 }
@@ -129,13 +132,16 @@ pub enum Message {
         /// The card as sent; checked against the commitment by the receiver.
         card: String,
     },
-    /// `RESUME game-id calls-seen` (resume): the number of calls the sender has
-    /// recorded, its own and the other side's.
+    /// `RESUME game-id calls-seen [key]` (resume): the number of flag
+    /// messages the sender has recorded, its own and the other side's; the
+    /// guest adds the key of its HELLO, the host's answer has none.
     Resume {
         /// The game id from the host's HELLO.
         id: String,
-        /// Calls the sender has recorded.
+        /// Flag messages the sender has recorded.
         seen: usize,
+        /// The guest's key from its HELLO.
+        key: Option<String>,
     },
 }
 
@@ -186,6 +192,9 @@ pub enum ParseError {
     /// A game id with characters other than letters, digits, `-` and `_`.
     #[error("malformed game id {0:?}")]
     BadId(String),
+    /// A resume key that is not 32 to 64 hex digits.
+    #[error("a resume key must be 32 to 64 hex digits")]
+    BadKey,
 }
 
 impl Message {
@@ -250,10 +259,21 @@ impl Message {
                 })
             }
             "RESUME" => {
-                let [id, seen] = exact::<2>("RESUME", "a game id and a count", &fields)?;
+                let (id, seen, key) = match fields[..] {
+                    [id, seen] => (id, seen, None),
+                    [id, seen, key] => (id, seen, Some(parse_key(key)?)),
+                    [_, _, _, ..] => return Err(ParseError::ExtraField("RESUME")),
+                    _ => {
+                        return Err(ParseError::MissingField {
+                            keyword: "RESUME",
+                            field: "a game id and a count",
+                        });
+                    }
+                };
                 Ok(Message::Resume {
                     id: parse_id(id)?,
                     seen: usize::from(number(seen)?),
+                    key,
                 })
             }
             other => Err(ParseError::UnknownKeyword(other.to_owned())),
@@ -308,6 +328,15 @@ fn parse_id(id: &str) -> Result<String, ParseError> {
     }
 }
 
+/// 32 to 64 hex digits, kept as sent but compared without regard to case.
+fn parse_key(key: &str) -> Result<String, ParseError> {
+    if (32..=64).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(key.to_ascii_lowercase())
+    } else {
+        Err(ParseError::BadKey)
+    }
+}
+
 fn parse_hello(fields: &[&str]) -> Result<Hello, ParseError> {
     let Some((&version, options)) = fields.split_first() else {
         return Err(ParseError::MissingField {
@@ -328,6 +357,7 @@ fn parse_hello(fields: &[&str]) -> Result<Hello, ParseError> {
                     "lines" => lines.replace(usize::from(number(value)?)).is_some(),
                     "first" => first.replace(value.parse::<Role>()?).is_some(),
                     "id" => hello.id.replace(parse_id(value)?).is_some(),
+                    "key" => hello.key.replace(parse_key(value)?).is_some(),
                     // Unknown keys belong to extensions we do not speak.
                     _ => false,
                 };
@@ -363,6 +393,9 @@ impl fmt::Display for Message {
                 if let Some(id) = &hello.id {
                     write!(f, " id={id}")?;
                 }
+                if let Some(key) = &hello.key {
+                    write!(f, " key={key}")?;
+                }
                 for name in hello.extensions.names() {
                     write!(f, " {name}")?;
                 }
@@ -374,7 +407,13 @@ impl fmt::Display for Message {
             Message::Error(text) => write!(f, "ERROR {}", clip(text, "ERROR ")),
             Message::Commit(hash) => write!(f, "COMMIT {hash}"),
             Message::Reveal { salt, card } => write!(f, "REVEAL {salt} {card}"),
-            Message::Resume { id, seen } => write!(f, "RESUME {id} {seen}"),
+            Message::Resume { id, seen, key } => {
+                write!(f, "RESUME {id} {seen}")?;
+                if let Some(key) = key {
+                    write!(f, " {key}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -435,6 +474,13 @@ mod tests {
         round_trip(&format!("COMMIT {}", "ab".repeat(32)));
         round_trip("REVEAL 00ff 1,2,3,4");
         round_trip("RESUME abc-1 12");
+        let key = "0f".repeat(16);
+        round_trip(&format!("RESUME abc-1 12 {key}"));
+        let Message::Hello(hello) = round_trip(&format!("HELLO bingo/1 key={key} verify resume"))
+        else {
+            panic!("not a hello")
+        };
+        assert_eq!(hello.key, Some(key));
         assert_eq!(Message::parse("CHAT"), Ok(Message::Chat(String::new())));
     }
 
@@ -484,6 +530,12 @@ mod tests {
             ),
             ("COMMIT abc", BadCommit),
             ("RESUME a/b 1", BadId("a/b".into())),
+            ("RESUME a 1 abc", BadKey),
+            (
+                &format!("RESUME a 1 {} x", "0".repeat(32)),
+                ExtraField("RESUME"),
+            ),
+            ("HELLO bingo/1 key=xyz resume", BadKey),
         ];
         for (line, error) in cases {
             assert_eq!(Message::parse(line).as_ref(), Err(error), "{line:?}");

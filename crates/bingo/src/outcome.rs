@@ -1,9 +1,11 @@
 //! How a game turns out: the result, what `verify` found, how it ended.
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::message::{Answer, Flag};
 use crate::verify::Cheat;
+use crate::violation::Violation;
 
 /// One side of the game, from the point of view of the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -91,6 +93,42 @@ impl fmt::Display for Verification {
     }
 }
 
+/// Why a game ended without a result: the connection, not the protocol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disconnect {
+    /// The connection closed mid-game and `resume` was not agreed.
+    Closed,
+    /// The connection dropped and the game was not resumed within the grace.
+    NotResumed(Duration),
+    /// The guest reconnected to a host that no longer has the game.
+    GameGone,
+    /// The guest could not reach the host.
+    ConnectFailed(String),
+    /// The guest reached a host that is keeping another player's interrupted
+    /// game.
+    HostBusy,
+}
+
+impl fmt::Display for Disconnect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disconnect::Closed => f.write_str("the connection closed mid-game"),
+            Disconnect::NotResumed(grace) => write!(
+                f,
+                "connection lost and not resumed within {} s",
+                grace.as_secs_f64()
+            ),
+            Disconnect::GameGone => f.write_str("the host no longer has this game"),
+            Disconnect::ConnectFailed(why) => write!(f, "cannot connect: {why}"),
+            Disconnect::HostBusy => f.write_str(
+                "the host is still keeping an interrupted game for the player who dropped out \
+                 (perhaps you, before a restart: a new program cannot take that game back); \
+                 it can start a new game once that one is resumed or given up",
+            ),
+        }
+    }
+}
+
 /// How a game ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
@@ -101,28 +139,25 @@ pub enum Ending {
         /// What `verify` found.
         verification: Verification,
     },
-    /// A protocol violation: `sent` says whether this side saw it (and sent
-    /// `ERROR`) or the other side reported it.
-    Error {
-        /// The reason.
-        reason: String,
-        /// This side sent the `ERROR`.
-        sent: bool,
-    },
-    /// The connection dropped and the game was not resumed.
-    Disconnected(String),
+    /// This side saw a protocol violation and sent `ERROR`.
+    Violation(Violation),
+    /// The other side sent `ERROR` with this text, control characters
+    /// already replaced ([`crate::text::clean`]).
+    PeerError(String),
+    /// The connection failed and the game could not go on.
+    Disconnected(Disconnect),
+    /// This side's player left.
+    Left,
 }
 
 impl fmt::Display for Ending {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Ending::Result { outcome, .. } => write!(f, "{outcome}"),
-            Ending::Error { reason, sent: true } => write!(f, "protocol violation: {reason}"),
-            Ending::Error {
-                reason,
-                sent: false,
-            } => write!(f, "the other side reported: {reason}"),
-            Ending::Disconnected(why) => f.write_str(why),
+            Ending::Violation(violation) => write!(f, "protocol violation: {violation}"),
+            Ending::PeerError(reason) => write!(f, "the other side reported: {reason}"),
+            Ending::Disconnected(why) => write!(f, "{why}"),
+            Ending::Left => f.write_str("you left the game"),
         }
     }
 }

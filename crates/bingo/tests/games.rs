@@ -4,8 +4,10 @@
 
 use bingo::card::Card;
 use bingo::message::{Answer, Extensions, Flag, Message};
+use std::time::Instant;
+
 use bingo::session::{
-    Action, CardChoice, Config, Ending, Event, GameResult, Limits, Session, Verification,
+    CardChoice, Config, ConnId, Ending, GameResult, Input, Limits, Output, Session, Verification,
 };
 use bingo::settings::{Role, Settings};
 use bingo::{Board, auto, local};
@@ -19,6 +21,7 @@ fn config(role: Role, settings: Settings, card: Card, extensions: Extensions) ->
         card: CardChoice::Given(card),
         extensions,
         game_id: "g1".into(),
+        resume_key: "ab".repeat(16),
         salt: format!("{:032x}", role as u8),
         limits: Limits::default(),
     }
@@ -42,8 +45,11 @@ impl Game {
         seed: u64,
     ) -> Game {
         Game {
-            host: Session::new(config(Role::Host, settings, host_card, ext)),
-            guest: Session::new(config(Role::Guest, settings, guest_card, ext)),
+            host: Session::new(config(Role::Host, settings, host_card, ext), Instant::now()),
+            guest: Session::new(
+                config(Role::Guest, settings, guest_card, ext),
+                Instant::now(),
+            ),
             wire: Vec::new(),
             rng: StdRng::seed_from_u64(seed),
         }
@@ -53,9 +59,12 @@ impl Game {
     /// chooses from its board.
     fn play(&mut self, pick: &mut dyn FnMut(&Board, &mut StdRng) -> u16) {
         let rng = &mut self.rng;
-        self.wire = local::play(&mut self.host, &mut self.guest, |_, board| {
-            Some(pick(board, rng))
-        });
+        self.wire = local::play(
+            &mut self.host,
+            &mut self.guest,
+            Instant::now(),
+            |_, board| Some(pick(board, rng)),
+        );
     }
 
     fn result(&self, role: Role) -> (GameResult, Verification) {
@@ -183,39 +192,40 @@ fn a_lying_guest_is_caught_by_verify() {
     let settings = Settings::new(3, 1, Role::Host).unwrap();
     // The guest claims BINGO on the first call, which completes no line of
     // the card it committed to.
-    let mut host = Session::new(config(Role::Host, settings, card(ROWS), Extensions::ALL));
+    let now = Instant::now();
+    let mut host = Session::new(
+        config(Role::Host, settings, card(ROWS), Extensions::ALL),
+        now,
+    );
+    const CONN: ConnId = ConnId(1);
     let mut lines = Vec::new();
-    let feed = |session: &mut Session, event: Event, lines: &mut Vec<String>| {
-        for action in session.handle(event) {
-            if let Action::Send(message) = action {
+    let mut feed = |session: &mut Session, input: Input| {
+        session.handle(input, now);
+        while let Some(output) = session.poll_output() {
+            if let Output::Send(_, message) = output {
                 lines.push(message.to_string());
             }
         }
     };
-    feed(&mut host, Event::Connected, &mut lines);
+    feed(&mut host, Input::Connected(CONN));
+    let key = "cd".repeat(16);
     feed(
         &mut host,
-        Event::Line("HELLO bingo/1 verify resume".into()),
-        &mut lines,
+        Input::Line(CONN, format!("HELLO bingo/1 key={key} verify resume")),
     );
     let salt = "ab".repeat(16);
     let wire = card(OTHER).to_wire();
     let commit = bingo::verify::commitment(&salt, &wire);
+    feed(&mut host, Input::Line(CONN, format!("COMMIT {commit}")));
+    feed(&mut host, Input::Call(1));
+    feed(&mut host, Input::Line(CONN, "BINGO".into()));
     feed(
         &mut host,
-        Event::Line(format!("COMMIT {commit}")),
-        &mut lines,
+        Input::Line(CONN, format!("REVEAL {salt} {wire}")),
     );
-    feed(&mut host, Event::Call(1), &mut lines);
-    feed(&mut host, Event::Line("BINGO".into()), &mut lines);
     assert_eq!(
         lines.last().unwrap(),
         &format!("REVEAL {} {}", "0".repeat(32), card(ROWS).to_wire())
-    );
-    feed(
-        &mut host,
-        Event::Line(format!("REVEAL {salt} {wire}")),
-        &mut lines,
     );
     let Some(Ending::Result {
         outcome,
@@ -225,7 +235,14 @@ fn a_lying_guest_is_caught_by_verify() {
         panic!("not caught: {:?}", host.ending())
     };
     assert_eq!(outcome.result, GameResult::Loss);
-    assert!(cheat.to_string().contains("BINGO"), "{cheat}");
+    assert_eq!(
+        *cheat,
+        bingo::verify::Cheat::WrongAnswer {
+            number: 1,
+            sent: Some(Answer::Bingo),
+            expected: None,
+        }
+    );
 }
 
 /// Whether `card` has `target` full lines once `called` are marked, computed

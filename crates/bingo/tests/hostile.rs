@@ -2,9 +2,11 @@
 //! the framing, arbitrary lines through the parser, and arbitrary sequences
 //! of lines, timeouts and user actions through both sides' state machines.
 
+use std::time::{Duration, Instant};
+
 use bingo::frame;
 use bingo::message::{Extensions, Message};
-use bingo::session::{Action, CardChoice, Config, Event, Limits, Session};
+use bingo::session::{CardChoice, Config, ConnId, Input, Limits, Output, Session};
 use bingo::settings::{Role, Settings};
 use proptest::prelude::*;
 
@@ -22,33 +24,41 @@ fn line() -> impl Strategy<Value = String> {
         Just(format!("COMMIT {}", "0".repeat(64))),
         Just("REVEAL 00 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16".to_owned()),
         (0usize..40).prop_map(|n| format!("RESUME x {n}")),
+        (0usize..40).prop_map(|n| format!("RESUME x {n} {}", "ab".repeat(16))),
         ".{0,40}".prop_map(|text| format!("CHAT {text}")),
         ".{0,60}",
     ]
 }
 
-fn event() -> impl Strategy<Value = Event> {
+/// An input, or (`None`) a jump of the clock by some seconds.
+fn event() -> impl Strategy<Value = Result<Input, u64>> {
+    let conn = (0u64..3).prop_map(ConnId);
     prop_oneof![
-        6 => line().prop_map(Event::Line),
-        1 => (0u16..30).prop_map(Event::Call),
-        1 => Just(Event::IdleTimeout),
-        1 => Just(Event::Closed),
-        1 => Just(Event::Connected),
-        1 => Just(Event::Quit),
-        1 => ".{0,20}".prop_map(Event::Chat),
+        6 => (conn.clone(), line()).prop_map(|(c, l)| Ok(Input::Line(c, l))),
+        1 => (0u16..30).prop_map(|k| Ok(Input::Call(k))),
+        1 => (0u64..700).prop_map(Err),
+        1 => conn.clone().prop_map(|c| Ok(Input::Closed(c))),
+        1 => conn.clone().prop_map(|c| Ok(Input::Connected(c))),
+        1 => conn.prop_map(|c| Ok(Input::ConnectFailed(c, "no".into()))),
+        1 => Just(Ok(Input::Quit)),
+        1 => ".{0,20}".prop_map(|t| Ok(Input::Chat(t))),
     ]
 }
 
-fn session(role: Role) -> Session {
-    Session::new(Config {
-        role,
-        settings: Settings::new(4, 2, Role::Guest).unwrap(),
-        card: CardChoice::Shuffled(5),
-        extensions: Extensions::ALL,
-        game_id: "x".into(),
-        salt: "00".into(),
-        limits: Limits::default(),
-    })
+fn session(role: Role, now: Instant) -> Session {
+    Session::new(
+        Config {
+            role,
+            settings: Settings::new(4, 2, Role::Guest).unwrap(),
+            card: CardChoice::Shuffled(5),
+            extensions: Extensions::ALL,
+            game_id: "x".into(),
+            resume_key: "ab".repeat(16),
+            salt: "00".into(),
+            limits: Limits::default(),
+        },
+        now,
+    )
 }
 
 proptest! {
@@ -74,17 +84,29 @@ proptest! {
         events in proptest::collection::vec(event(), 0..40),
     ) {
         let role = if guest { Role::Guest } else { Role::Host };
-        let mut session = session(role);
+        let mut now = Instant::now();
+        let mut session = session(role, now);
         for event in events {
             let was_over = session.ending().is_some();
-            let actions = session.handle(event);
+            match event {
+                Ok(input) => session.handle(input, now),
+                Err(secs) => {
+                    now += Duration::from_secs(secs);
+                    if session.poll_timeout().is_some_and(|at| at <= now) {
+                        session.handle_timeout(now);
+                    }
+                    // Every limit due has taken effect: a driver never spins.
+                    prop_assert!(session.poll_timeout().is_none_or(|at| at > now));
+                }
+            }
+            let outputs: Vec<Output> = std::iter::from_fn(|| session.poll_output()).collect();
             if was_over {
                 // An ended game sends nothing more.
-                prop_assert!(!actions.iter().any(|a| matches!(a, Action::Send(_))), "{actions:?}");
+                prop_assert!(!outputs.iter().any(|o| matches!(o, Output::Send(..))), "{outputs:?}");
             }
-            let errors = actions
+            let errors = outputs
                 .iter()
-                .filter(|a| matches!(a, Action::Send(Message::Error(_))))
+                .filter(|o| matches!(o, Output::Send(_, Message::Error(_))))
                 .count();
             prop_assert!(errors <= 1);
         }

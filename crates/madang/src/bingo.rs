@@ -15,11 +15,15 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use bingo::session::{CardChoice, Limits};
 use bingo::{Card, Ending, Extensions, Role, Settings, Verification};
-use bingo_net::{Controller, HostOptions, Update};
+use bingo_net::{Controller, HostOptions, Update, Updates, UserInput};
 use clap::Subcommand;
+use omok::duration::parse_duration;
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
+
+/// Updates held for the printer or the screen before chat is dropped.
+const UPDATES: usize = 256;
 
 /// Arguments of `madang bingo`.
 #[derive(clap::Args)]
@@ -39,7 +43,7 @@ enum Command {
 #[derive(clap::Args)]
 struct HostArgs {
     /// Address to listen on (port 0 picks a free port; the address is printed).
-    #[arg(long, default_value = "0.0.0.0:7000")]
+    #[arg(long, default_value = "127.0.0.1:7000")]
     addr: String,
     /// Card size n (the card holds 1..n²).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=15))]
@@ -50,12 +54,13 @@ struct HostArgs {
     /// Who calls first.
     #[arg(long, default_value = "host", value_parser = ["host", "guest"])]
     first: String,
-    /// Games to serve, one after another.
+    /// Games to serve, one after another (with --auto; in the terminal UI,
+    /// `n` after a game starts the next).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
-    /// Seconds a dropped game is kept for the guest to resume.
-    #[arg(long, default_value_t = 60.0)]
-    resume_grace: f64,
+    /// How long a dropped game is kept for the guest to resume.
+    #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DUR")]
+    resume_grace: Duration,
     #[command(flatten)]
     common: Common,
 }
@@ -64,9 +69,9 @@ struct HostArgs {
 struct JoinArgs {
     /// The host, as HOST:PORT.
     addr: String,
-    /// Seconds to keep trying to reconnect after a drop.
-    #[arg(long, default_value_t = 60.0)]
-    resume_grace: f64,
+    /// How long to keep trying to reconnect after a drop.
+    #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DUR")]
+    resume_grace: Duration,
     #[command(flatten)]
     common: Common,
 }
@@ -88,12 +93,12 @@ struct Common {
     /// Do not offer the resume extension.
     #[arg(long)]
     no_resume: bool,
-    /// Seconds of silence from the other side before giving up mid-game.
-    #[arg(long, default_value_t = 600.0)]
-    idle_limit: f64,
-    /// Seconds to wait for the other side's HELLO.
-    #[arg(long, default_value_t = 30.0)]
-    hello_limit: f64,
+    /// Silence from the other side before giving up mid-game.
+    #[arg(long, default_value = "10m", value_parser = parse_duration, value_name = "DUR")]
+    idle_limit: Duration,
+    /// How long to wait for the other side's HELLO.
+    #[arg(long, default_value = "30s", value_parser = parse_duration, value_name = "DUR")]
+    hello_limit: Duration,
 }
 
 impl Common {
@@ -101,6 +106,7 @@ impl Common {
         match &self.card {
             None => Ok(CardChoice::Shuffled(seed)),
             Some(path) => {
+                // The io error names neither the path nor the action.
                 let text = std::fs::read_to_string(path)
                     .with_context(|| format!("cannot read {}", path.display()))?;
                 let card = Card::parse(&text)
@@ -117,19 +123,14 @@ impl Common {
         }
     }
 
-    fn limits(&self, resume_grace: f64) -> Result<Limits> {
-        Ok(Limits {
-            hello: seconds(self.hello_limit, "--hello-limit")?,
-            idle: seconds(self.idle_limit, "--idle-limit")?,
-            resume_grace: seconds(resume_grace, "--resume-grace")?,
+    fn limits(&self, resume_grace: Duration) -> Limits {
+        Limits {
+            hello: self.hello_limit,
+            idle: self.idle_limit,
+            resume_grace,
             ..Limits::default()
-        })
+        }
     }
-}
-
-fn seconds(value: f64, flag: &str) -> Result<Duration> {
-    Duration::try_from_secs_f64(value)
-        .with_context(|| format!("{flag} must be a number of seconds"))
 }
 
 /// Runs `madang bingo`.
@@ -144,12 +145,13 @@ pub fn run(args: Args) -> Result<()> {
     let endings = if auto {
         run_auto(&runtime, args.command, seed)?
     } else {
-        match run_tui(&runtime, args.command, seed)? {
-            Some(endings) => endings,
-            // Left while the host waited for a guest: nothing was played.
-            None => return Ok(()),
-        }
+        run_tui(&runtime, args.command, seed)?
     };
+    // Leaving while the host waited for a guest plays nothing and fails
+    // nothing.
+    if endings == [Ending::Left] {
+        return Ok(());
+    }
     let failed = endings.iter().filter(|ending| !is_clean(ending)).count();
     if failed > 0 {
         bail!("{failed} of {} games did not end cleanly", endings.len());
@@ -159,10 +161,16 @@ pub fn run(args: Args) -> Result<()> {
 
 /// `--auto`: plays and prints one line per event, `result: ...` last.
 fn run_auto(runtime: &Runtime, command: Command, seed: u64) -> Result<Vec<Ending>> {
-    let (updates, updates_rx) = mpsc::unbounded_channel();
+    let (mut updates, updates_rx) = Updates::channel(UPDATES);
     runtime.block_on(async {
         let printer = tokio::spawn(auto::print(updates_rx));
-        let endings = play(&command, seed, Controller::auto(seed), updates).await;
+        let mut controller = Controller::auto(seed);
+        let setup = Setup::new(&command, seed).await;
+        let endings = match setup {
+            Ok(setup) => Ok(setup.play(&mut controller, &mut updates, false).await),
+            Err(error) => Err(error),
+        };
+        drop(updates);
         // The printer ends once every update is out.
         printer.await.context("the printer failed")?;
         if let Err(error) = &endings {
@@ -172,37 +180,152 @@ fn run_auto(runtime: &Runtime, command: Command, seed: u64) -> Result<Vec<Ending
     })
 }
 
-/// The terminal UI, with the game on the runtime's threads. Returns `None`
-/// when the player left before any game was under way.
-fn run_tui(runtime: &Runtime, command: Command, seed: u64) -> Result<Option<Vec<Ending>>> {
+/// The terminal UI, with the games on the runtime's threads: after each
+/// game the player may start another or leave.
+fn run_tui(runtime: &Runtime, command: Command, seed: u64) -> Result<Vec<Ending>> {
     let role = match command {
         Command::Host(_) => Role::Host,
         Command::Join(_) => Role::Guest,
     };
-    let (updates, updates_rx) = mpsc::unbounded_channel();
+    let (mut updates, updates_rx) = Updates::channel(UPDATES);
     let (input, input_rx) = mpsc::unbounded_channel();
-    let mut game = runtime.spawn(async move {
-        let controller = Controller::Person(input_rx);
-        let endings = play(&command, seed, controller, updates.clone()).await;
-        if let Err(error) = &endings {
-            let _ = updates.send(Update::Failed(format!("{error:#}")));
+    let game = runtime.spawn(async move {
+        let mut controller = Controller::Person(input_rx);
+        match Setup::new(&command, seed).await {
+            Ok(setup) => Ok(setup.play(&mut controller, &mut updates, true).await),
+            Err(error) => {
+                let message = format!("{error:#}");
+                updates.send(Update::Failed(message)).await;
+                Err(error)
+            }
         }
-        endings
     });
-    let playing = tui::run(role, updates_rx, input)?;
-    // The UI sent Quit: a game under way ends with ERROR at once; a host
-    // waiting for a guest has nothing to finish.
-    let grace = if playing || game.is_finished() {
-        Duration::from_secs(3)
-    } else {
-        Duration::ZERO
+    tui::run(role, updates_rx, input)?;
+    // The UI has sent Quit: a game under way ends with ERROR at once, and
+    // its connection closes within the close limit.
+    runtime.block_on(async {
+        match tokio::time::timeout(Duration::from_secs(5), game).await {
+            Ok(joined) => joined.context("the game task failed")?,
+            Err(_) => bail!("the game did not finish closing"),
+        }
+    })
+}
+
+/// A game's ends, ready to play: the bound listener, or the address.
+enum Setup {
+    Host(TcpListener, HostOptions),
+    Join(String, CardChoice, Extensions, Limits),
+}
+
+impl Setup {
+    async fn new(command: &Command, seed: u64) -> Result<Setup> {
+        match command {
+            Command::Host(args) => {
+                let first: Role = args.first.parse()?;
+                let settings =
+                    Settings::new(usize::from(args.size), usize::from(args.lines), first)?;
+                let card = args.common.card(seed)?;
+                if let CardChoice::Given(card) = &card
+                    && card.size() != settings.size()
+                {
+                    bail!(
+                        "the card is {0}x{0} but --size is {1}",
+                        card.size(),
+                        settings.size()
+                    );
+                }
+                let options = HostOptions {
+                    settings,
+                    card,
+                    extensions: args.common.extensions(),
+                    limits: args.common.limits(args.resume_grace),
+                    games: args.games as usize,
+                };
+                let listener = TcpListener::bind(&args.addr)
+                    .await
+                    .with_context(|| format!("cannot listen on {}", args.addr))?;
+                Ok(Setup::Host(listener, options))
+            }
+            Command::Join(args) => Ok(Setup::Join(
+                args.addr.clone(),
+                args.common.card(seed)?,
+                args.common.extensions(),
+                args.common.limits(args.resume_grace),
+            )),
+        }
+    }
+
+    /// A shuffled card is shuffled afresh for each game a person asks for.
+    fn reshuffle(&mut self) {
+        let card = match self {
+            Setup::Host(_, options) => &mut options.card,
+            Setup::Join(_, card, ..) => card,
+        };
+        if let CardChoice::Shuffled(seed) = card {
+            *seed = seed.wrapping_add(1);
+        }
+    }
+
+    /// Plays the games: all of `--games` for a program; for a `person`, one
+    /// at a time until the player leaves instead of asking for another.
+    async fn play(
+        mut self,
+        controller: &mut Controller,
+        updates: &mut Updates,
+        person: bool,
+    ) -> Vec<Ending> {
+        let mut endings = Vec::new();
+        loop {
+            if !endings.is_empty() {
+                self.reshuffle();
+            }
+            let mut played = match &self {
+                Setup::Host(listener, options) => {
+                    let options = HostOptions {
+                        games: if person { 1 } else { options.games },
+                        ..options.clone()
+                    };
+                    match bingo_net::serve(listener, &options, controller, updates).await {
+                        Ok(played) => played,
+                        Err(error) => {
+                            updates.send(Update::Failed(error.to_string())).await;
+                            return endings;
+                        }
+                    }
+                }
+                Setup::Join(addr, card, extensions, limits) => {
+                    let ending = bingo_net::join(
+                        addr,
+                        card.clone(),
+                        *extensions,
+                        *limits,
+                        controller,
+                        updates,
+                    )
+                    .await;
+                    vec![ending]
+                }
+            };
+            let left = played.contains(&Ending::Left);
+            endings.append(&mut played);
+            if left || !person || !another_game(controller).await {
+                return endings;
+            }
+        }
+    }
+}
+
+/// Whether the person asks for another game (rather than leaving).
+async fn another_game(controller: &mut Controller) -> bool {
+    let Controller::Person(input) = controller else {
+        return false;
     };
-    let joined = runtime.block_on(async { tokio::time::timeout(grace, &mut game).await });
-    match joined {
-        Ok(joined) => Ok(Some(joined.context("the game task failed")??)),
-        Err(_) => {
-            game.abort();
-            Ok(None)
+    loop {
+        match input.recv().await {
+            Some(UserInput::NewGame) => return true,
+            Some(UserInput::Quit) | None => return false,
+            // Keys pressed for the game just over.
+            Some(_) => {}
         }
     }
 }
@@ -210,52 +333,4 @@ fn run_tui(runtime: &Runtime, command: Command, seed: u64) -> Result<Option<Vec<
 /// A game ended cleanly with a result nobody was caught lying about.
 fn is_clean(ending: &Ending) -> bool {
     matches!(ending, Ending::Result { verification, .. } if !matches!(verification, Verification::Cheated(_)))
-}
-
-async fn play(
-    command: &Command,
-    seed: u64,
-    mut controller: Controller,
-    updates: mpsc::UnboundedSender<Update>,
-) -> Result<Vec<Ending>> {
-    match command {
-        Command::Host(args) => {
-            let first: Role = args.first.parse()?;
-            let settings = Settings::new(usize::from(args.size), usize::from(args.lines), first)?;
-            let card = args.common.card(seed)?;
-            if let CardChoice::Given(card) = &card
-                && card.size() != settings.size()
-            {
-                bail!(
-                    "the card is {0}x{0} but --size is {1}",
-                    card.size(),
-                    settings.size()
-                );
-            }
-            let options = HostOptions {
-                settings,
-                card,
-                extensions: args.common.extensions(),
-                limits: args.common.limits(args.resume_grace)?,
-                games: args.games as usize,
-            };
-            let listener = TcpListener::bind(&args.addr)
-                .await
-                .with_context(|| format!("cannot listen on {}", args.addr))?;
-            Ok(bingo_net::serve(&listener, &options, &mut controller, &updates).await?)
-        }
-        Command::Join(args) => {
-            let ending = bingo_net::join(
-                &args.addr,
-                args.common.card(seed)?,
-                args.common.extensions(),
-                args.common.limits(args.resume_grace)?,
-                &mut controller,
-                &updates,
-            )
-            .await
-            .with_context(|| format!("cannot play at {}", args.addr))?;
-            Ok(vec![ending])
-        }
-    }
 }

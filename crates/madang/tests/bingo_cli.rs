@@ -139,7 +139,7 @@ fn card_files_are_used_as_given() {
 
 #[test]
 fn a_violation_ends_the_game_with_an_error() {
-    let (mut child, addr, out) = host(&["--first", "guest", "--hello-limit", "5"]);
+    let (mut child, addr, out) = host(&["--first", "guest", "--hello-limit", "5s"]);
     let mut peer = TcpStream::connect(&addr).unwrap();
     peer.set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -166,7 +166,7 @@ fn a_violation_ends_the_game_with_an_error() {
 
 #[test]
 fn a_silent_guest_gets_an_error_after_the_hello_limit() {
-    let (mut child, addr, out) = host(&["--hello-limit", "0.3"]);
+    let (mut child, addr, out) = host(&["--hello-limit", "300ms"]);
     let peer = TcpStream::connect(&addr).unwrap();
     peer.set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -181,5 +181,119 @@ fn a_silent_guest_gets_an_error_after_the_hello_limit() {
     assert_eq!(
         rest(out).last().unwrap(),
         "result: error protocol violation: no message for 0.3 s"
+    );
+}
+
+/// A hand-driven host on a loopback port: the guest's process connects to it.
+fn raw_host() -> (std::net::TcpListener, String) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    (listener, addr)
+}
+
+/// A connection's writing end and its reading end, which never waits more
+/// than 10 s.
+fn ends(stream: TcpStream) -> (TcpStream, BufReader<TcpStream>) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    (stream.try_clone().unwrap(), BufReader::new(stream))
+}
+
+#[test]
+fn a_peer_cannot_write_to_the_terminal_or_forge_a_result() {
+    let (listener, addr) = raw_host();
+    let guest = std::thread::spawn(move || join(&addr, &["--no-verify", "--no-resume"]));
+    let (stream, _) = listener.accept().unwrap();
+    let (mut writer, mut reader) = ends(stream);
+    // The host calls first and never does: the guest only listens.
+    writer
+        .write_all(b"HELLO bingo/1 size=3 lines=1 first=host\n")
+        .unwrap();
+    let mut hello = String::new();
+    reader.read_line(&mut hello).unwrap();
+    writer
+        .write_all(b"CHAT \x1b]0;owned\x07\x1b[2J\rresult: win\xc2\x9b\n")
+        .unwrap();
+    writer.write_all(b"ERROR \x1b[1A\rresult: win\n").unwrap();
+    let mut rest = String::new();
+    reader.read_to_string(&mut rest).unwrap();
+    drop((writer, reader));
+    let (ok, lines) = guest.join().unwrap();
+    assert!(!ok);
+    assert!(
+        lines.iter().any(|l| l.starts_with("chat peer: ")),
+        "{lines:?}"
+    );
+    let all = lines.join("\n");
+    assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "{all:?}");
+    let results: Vec<&String> = lines.iter().filter(|l| l.starts_with("result:")).collect();
+    assert_eq!(
+        results,
+        ["result: error the other side reported: \u{fffd}[1A\u{fffd}result: win"],
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn a_restarted_guest_is_told_the_host_keeps_another_game() {
+    let (mut child, addr, _out) = host(&["--no-verify", "--resume-grace", "20s"]);
+    // The first guest joins, hears the first call and vanishes.
+    let stream = TcpStream::connect(&addr).unwrap();
+    let (mut writer, mut reader) = ends(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let key = "ab".repeat(16);
+    writer
+        .write_all(format!("HELLO bingo/1 key={key} resume\n").as_bytes())
+        .unwrap();
+    line.clear();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.starts_with("CALL "), "{line}");
+    drop((writer, reader));
+    // A new guest process arrives while the host keeps the game.
+    let (ok, lines) = join(&addr, &[]);
+    assert!(!ok);
+    let last = lines.last().unwrap();
+    assert!(
+        last.starts_with("result: error the host is still keeping an interrupted game"),
+        "{lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("connected")),
+        "{lines:?}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn durations_need_units_and_the_host_listens_on_loopback() {
+    let bare = Command::new(MADANG)
+        .args(["bingo", "join", "127.0.0.1:1", "--idle-limit", "30"])
+        .output()
+        .unwrap();
+    assert!(!bare.status.success());
+    let stderr = String::from_utf8_lossy(&bare.stderr);
+    assert!(stderr.contains("not a duration"), "{stderr}");
+    let help = Command::new(MADANG)
+        .args(["bingo", "host", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("[default: 127.0.0.1:7000]"), "{help}");
+    assert!(help.contains("[default: 60s]"), "{help}");
+}
+
+#[test]
+fn a_refused_connection_fails_at_once() {
+    let (listener, addr) = raw_host();
+    drop(listener);
+    let (ok, lines) = join(&addr, &[]);
+    assert!(!ok);
+    let last = lines.last().unwrap();
+    assert!(
+        last.starts_with("result: error cannot connect: "),
+        "{lines:?}"
     );
 }

@@ -3,13 +3,15 @@
 
 use std::time::Duration;
 
+use bingo::frame::FrameError;
+use bingo::message::{Answer, ParseError};
 use bingo::session::{CardChoice, Limits};
-use bingo::verify::commitment;
+use bingo::verify::{Cheat, commitment};
 use bingo::{
     Board, Card, Ending, Extensions, Flag, GameEvent, GameResult, Role, Settings, Side,
-    Verification,
+    Verification, Violation,
 };
-use bingo_net::{Chooser, Controller, HostOptions, Update};
+use bingo_net::{Chooser, Controller, HostOptions, Update, Updates, UserInput};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
@@ -51,6 +53,19 @@ fn options(
     }
 }
 
+/// A bounded channel of updates and a task that keeps every one.
+fn collector() -> (Updates, tokio::task::JoinHandle<Vec<Update>>) {
+    let (updates, mut rx) = Updates::channel(64);
+    let task = tokio::spawn(async move {
+        let mut all = Vec::new();
+        while let Some(update) = rx.recv().await {
+            all.push(update);
+        }
+        all
+    });
+    (updates, task)
+}
+
 /// A host on a loopback port serving one game; returns its address, its
 /// updates and how the game ended.
 async fn spawn_host(
@@ -60,16 +75,15 @@ async fn spawn_host(
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let handle = tokio::spawn(async move {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let endings = bingo_net::serve(&listener, &options, &mut controller, &tx)
+        let (mut updates, collected) = collector();
+        let endings = bingo_net::serve(&listener, &options, &mut controller, &mut updates)
             .await
             .unwrap();
-        drop(tx);
-        let mut updates = Vec::new();
-        while let Some(update) = rx.recv().await {
-            updates.push(update);
-        }
-        (endings.into_iter().next().unwrap(), updates)
+        drop(updates);
+        (
+            endings.into_iter().next().unwrap(),
+            collected.await.unwrap(),
+        )
     });
     (addr, handle)
 }
@@ -80,23 +94,18 @@ async fn join(
     extensions: Extensions,
     mut controller: Controller,
 ) -> (Ending, Vec<Update>) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (mut updates, collected) = collector();
     let ending = bingo_net::join(
         addr,
         card,
         extensions,
         Limits::default(),
         &mut controller,
-        &tx,
+        &mut updates,
     )
-    .await
-    .unwrap();
-    drop(tx);
-    let mut updates = Vec::new();
-    while let Some(update) = rx.recv().await {
-        updates.push(update);
-    }
-    (ending, updates)
+    .await;
+    drop(updates);
+    (ending, collected.await.unwrap())
 }
 
 /// The calls as one side saw them: (caller, number, flag).
@@ -282,15 +291,15 @@ impl RawPeer {
 
 /// A host that never calls by itself (a person who does nothing), so the
 /// raw peer controls the game.
-fn idle_person() -> (Controller, mpsc::UnboundedSender<bingo_net::Input>) {
+fn idle_person() -> (Controller, mpsc::UnboundedSender<UserInput>) {
     let (tx, rx) = mpsc::unbounded_channel();
     (Controller::Person(rx), tx)
 }
 
 /// Connects a raw guest to a fresh host, greets it, sends `bytes`, and
-/// checks that the host answers `ERROR` with `reason` in it, closes, and ends
-/// its game with that error.
-async fn violation(first: Role, limits: Limits, greet: &str, bytes: &[u8], reason: &str) {
+/// checks that the host answers `ERROR` with the violation's text, closes,
+/// and ends its game with that violation.
+async fn violation(first: Role, limits: Limits, greet: &str, bytes: &[u8], expected: Violation) {
     let settings = Settings::new(5, 5, first).unwrap();
     let rows = "1 2 3 4 5\n6 7 8 9 10\n11 12 13 14 15\n16 17 18 19 20\n21 22 23 24 25";
     let (person, _keep) = idle_person();
@@ -305,13 +314,14 @@ async fn violation(first: Role, limits: Limits, greet: &str, bytes: &[u8], reaso
     peer.send(greet.as_bytes()).await;
     peer.send(bytes).await;
     let error = peer.until("ERROR").await;
-    assert!(error.contains(reason), "{error:?} should say {reason:?}");
+    assert_eq!(error, format!("ERROR {expected}"));
     peer.expect_close().await;
     let (ending, _) = timeout(LIMIT, host).await.unwrap().unwrap();
-    assert!(
-        matches!(&ending, Ending::Error { reason: r, sent: true } if r.contains(reason)),
-        "{ending:?}"
-    );
+    assert_eq!(ending, Ending::Violation(expected));
+}
+
+fn parse(error: ParseError) -> Violation {
+    Violation::Parse(error)
 }
 
 const GREET: &str = "HELLO bingo/1\n";
@@ -323,7 +333,10 @@ async fn out_of_range_number() {
         Limits::default(),
         GREET,
         b"CALL 26\n",
-        "out of range",
+        Violation::OutOfRange {
+            number: 26,
+            max: 25,
+        },
     )
     .await;
     violation(
@@ -331,7 +344,7 @@ async fn out_of_range_number() {
         Limits::default(),
         GREET,
         b"CALL 0\n",
-        "out of range",
+        Violation::OutOfRange { number: 0, max: 25 },
     )
     .await;
     violation(
@@ -339,7 +352,7 @@ async fn out_of_range_number() {
         Limits::default(),
         GREET,
         b"CALL 70000\n",
-        "out of range",
+        parse(ParseError::NumberTooLarge("70000".into())),
     )
     .await;
 }
@@ -359,29 +372,35 @@ async fn repeated_number() {
     peer.send(b"HELLO bingo/1\nCALL 1\n").await;
     assert_eq!(peer.line().await, "CALL 2");
     peer.send(b"CALL 1\n").await;
-    assert!(peer.line().await.contains("1 was already called"));
+    assert_eq!(peer.line().await, "ERROR number 1 was already called");
     peer.expect_close().await;
     let (ending, _) = host.await.unwrap();
-    assert!(matches!(ending, Ending::Error { sent: true, .. }));
+    assert_eq!(ending, Ending::Violation(Violation::AlreadyCalled(1)));
 }
 
 #[tokio::test]
 async fn malformed_numbers() {
     let cases = [
-        ("CALL 05\n", "malformed number"),
-        ("CALL +5\n", "malformed number"),
-        ("CALL five\n", "malformed number"),
-        ("CALL\n", "CALL needs a number"),
-        ("CALL  5\n", "exactly one space"),
-        ("FINAL 5 6\n", "too many fields"),
+        ("CALL 05\n", ParseError::BadNumber("05".into())),
+        ("CALL +5\n", ParseError::BadNumber("+5".into())),
+        ("CALL five\n", ParseError::BadNumber("five".into())),
+        (
+            "CALL\n",
+            ParseError::MissingField {
+                keyword: "CALL",
+                field: "a number",
+            },
+        ),
+        ("CALL  5\n", ParseError::Spacing),
+        ("FINAL 5 6\n", ParseError::ExtraField("FINAL")),
     ];
-    for (line, reason) in cases {
+    for (line, error) in cases {
         violation(
             Role::Guest,
             Limits::default(),
             GREET,
             line.as_bytes(),
-            reason,
+            parse(error),
         )
         .await;
     }
@@ -394,7 +413,10 @@ async fn call_out_of_turn() {
         Limits::default(),
         GREET,
         b"CALL 5\n",
-        "out of turn",
+        Violation::MyTurn {
+            flag: Flag::Call,
+            number: 5,
+        },
     )
     .await;
     violation(
@@ -402,21 +424,24 @@ async fn call_out_of_turn() {
         Limits::default(),
         GREET,
         b"FINAL 5\n",
-        "out of turn",
+        Violation::MyTurn {
+            flag: Flag::Final,
+            number: 5,
+        },
     )
     .await;
 }
 
 #[tokio::test]
 async fn answer_with_nothing_to_answer() {
-    for answer in ["BINGO", "YIELD", "TIE"] {
-        let line = format!("{answer}\n");
+    for answer in [Answer::Bingo, Answer::Yield, Answer::Tie] {
+        let line = format!("{}\n", answer.keyword());
         violation(
             Role::Guest,
             Limits::default(),
             GREET,
             line.as_bytes(),
-            "no call to answer",
+            Violation::NothingToAnswer(answer),
         )
         .await;
     }
@@ -437,11 +462,15 @@ async fn yield_does_not_answer_call() {
     peer.send(GREET.as_bytes()).await;
     assert_eq!(peer.line().await, "CALL 7");
     peer.send(b"YIELD\n").await;
-    assert!(peer.line().await.contains("YIELD answers FINAL"));
+    let expected = Violation::VerdictToCall {
+        answer: Answer::Yield,
+        call: 7,
+    };
+    assert_eq!(peer.line().await, format!("ERROR {expected}"));
     peer.expect_close().await;
     assert!(matches!(
         host.await.unwrap().0,
-        Ending::Error { sent: true, .. }
+        Ending::Violation(Violation::VerdictToCall { .. })
     ));
 }
 
@@ -452,7 +481,7 @@ async fn unknown_keyword() {
         Limits::default(),
         GREET,
         b"PASS\n",
-        "unknown keyword",
+        parse(ParseError::UnknownKeyword("PASS".into())),
     )
     .await;
     violation(
@@ -460,7 +489,7 @@ async fn unknown_keyword() {
         Limits::default(),
         GREET,
         b"call 5\n",
-        "unknown keyword",
+        parse(ParseError::UnknownKeyword("call".into())),
     )
     .await;
 }
@@ -475,7 +504,7 @@ async fn over_long_lines() {
         Limits::default(),
         GREET,
         &with_end,
-        "longer than 1024",
+        Violation::Frame(FrameError::TooLong),
     )
     .await;
     // No line end at all: the host must not wait for one.
@@ -484,7 +513,7 @@ async fn over_long_lines() {
         Limits::default(),
         GREET,
         &[b'x'; 1025],
-        "longer than 1024",
+        Violation::Frame(FrameError::TooLong),
     )
     .await;
 }
@@ -507,7 +536,7 @@ async fn a_line_of_exactly_1024_bytes_is_fine() {
     chat.extend(b"\r\nPASS\n");
     peer.send(GREET.as_bytes()).await;
     peer.send(&chat).await;
-    assert!(peer.line().await.contains("unknown keyword \"PASS\""));
+    assert_eq!(peer.line().await, "ERROR unknown keyword \"PASS\"");
     peer.expect_close().await;
     let (_, updates) = host.await.unwrap();
     assert!(
@@ -524,7 +553,7 @@ async fn invalid_utf8() {
         Limits::default(),
         GREET,
         b"CHAT \xff\xfe\n",
-        "UTF-8",
+        Violation::Frame(FrameError::InvalidUtf8),
     )
     .await;
 }
@@ -536,7 +565,7 @@ async fn wrong_version() {
         Limits::default(),
         "HELLO bingo/2\n",
         b"",
-        "unsupported version",
+        parse(ParseError::BadVersion("bingo/2".into())),
     )
     .await;
     violation(
@@ -544,7 +573,7 @@ async fn wrong_version() {
         Limits::default(),
         "CALL 1\n",
         b"",
-        "expected HELLO",
+        Violation::ExpectedHello("CALL"),
     )
     .await;
 }
@@ -557,8 +586,10 @@ async fn silence_past_the_idle_limit() {
         ..Limits::default()
     };
     // Silent after HELLO, and silent from the start.
-    violation(Role::Guest, limits, GREET, b"", "no message for 0.3 s").await;
-    violation(Role::Guest, limits, "", b"", "no message for 0.3 s").await;
+    let silence = Violation::Silence(Duration::from_millis(300));
+    assert_eq!(silence.to_string(), "no message for 0.3 s");
+    violation(Role::Guest, limits, GREET, b"", silence.clone()).await;
+    violation(Role::Guest, limits, "", b"", silence).await;
 }
 
 #[tokio::test]
@@ -597,10 +628,10 @@ async fn chat_does_not_stretch_the_hello_limit() {
     })
     .await
     .expect("the HELLO limit holds despite the chat");
-    assert!(error.contains("0.3 s"), "{error}");
+    assert_eq!(error, "ERROR no message for 0.3 s");
     let (ending, _) = timeout(LIMIT, host).await.unwrap().unwrap();
     assert!(
-        matches!(ending, Ending::Error { sent: true, .. }),
+        matches!(ending, Ending::Violation(Violation::Silence(_))),
         "{ending:?}"
     );
     chatter.abort();
@@ -622,13 +653,7 @@ async fn an_error_from_the_peer_ends_the_game() {
     peer.send(b"HELLO bingo/1\nERROR I give up\n").await;
     peer.expect_close().await;
     let (ending, _) = host.await.unwrap();
-    assert_eq!(
-        ending,
-        Ending::Error {
-            reason: "I give up".into(),
-            sent: false
-        }
-    );
+    assert_eq!(ending, Ending::PeerError("I give up".into()));
 }
 
 /// A raw guest with `verify` on a 2x2 card, target 1: every pair of numbers
@@ -679,7 +704,14 @@ async fn verify_catches_flags_that_contradict_the_card() {
     let (outcome, _, verification) = result(&ending);
     assert_eq!(outcome, GameResult::Loss, "the flags decide the result");
     assert!(
-        matches!(verification, Verification::Cheated(cheat) if cheat.to_string().contains("sent FINAL 1")),
+        matches!(
+            verification,
+            Verification::Cheated(Cheat::WrongFlag {
+                number: 1,
+                sent: Flag::Final,
+                expected: Flag::Call
+            })
+        ),
         "{verification:?}"
     );
 }
@@ -689,7 +721,7 @@ async fn verify_catches_a_card_that_does_not_match_its_commitment() {
     let ending = verify_game("4,3,2,1", &["CALL 1", "< FINAL 2", "TIE"], "1,2,3,4").await;
     let (_, _, verification) = result(&ending);
     assert!(
-        matches!(verification, Verification::Cheated(cheat) if cheat.to_string().contains("commitment")),
+        matches!(verification, Verification::Cheated(Cheat::Commitment)),
         "{verification:?}"
     );
 }
@@ -775,7 +807,7 @@ async fn auto_game(
     let (host_ending, host_updates) = timeout(LIMIT, host).await.unwrap().unwrap();
     if cut_after.is_some() {
         assert!(host_updates.contains(&Update::Game(GameEvent::Resumed)));
-        assert!(guest_updates.contains(&Update::Reconnecting));
+        assert!(guest_updates.contains(&Update::Game(GameEvent::Reconnecting)));
     }
     (
         host_ending,
@@ -835,12 +867,17 @@ async fn a_connection_that_leaves_before_hello_is_not_a_game() {
     assert_eq!(result(&guest).0, GameResult::Win);
 }
 
-/// A hand-driven host: accepts one guest, sends `script` lines, and checks
-/// that the guest answers `ERROR` with `reason` and ends its game with it.
-async fn guest_sees_violation(script_lines: &[&str], reason: &str) {
+/// A guest (a person who does nothing, no extensions) joined to a
+/// hand-driven host: the guest's game, the host's end of the connection,
+/// and the person's input to keep.
+async fn guest_of_a_raw_host() -> (
+    tokio::task::JoinHandle<(Ending, Vec<Update>)>,
+    RawPeer,
+    mpsc::UnboundedSender<UserInput>,
+) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    let (person, _keep) = idle_person();
+    let (person, keep) = idle_person();
     let guest = tokio::spawn(async move {
         join(
             &addr,
@@ -852,10 +889,17 @@ async fn guest_sees_violation(script_lines: &[&str], reason: &str) {
     });
     let (stream, _) = listener.accept().await.unwrap();
     let (read, writer) = stream.into_split();
-    let mut host = RawPeer {
+    let host = RawPeer {
         reader: BufReader::new(read),
         writer,
     };
+    (guest, host, keep)
+}
+
+/// A hand-driven host: accepts one guest, sends `script` lines, and checks
+/// that the guest answers `ERROR` with `reason` and ends its game with it.
+async fn guest_sees_violation(script_lines: &[&str], expected: Violation) {
+    let (guest, mut host, _keep) = guest_of_a_raw_host().await;
     for line in script_lines {
         if let Some(expected) = line.strip_prefix("< ") {
             assert_eq!(host.line().await, expected);
@@ -864,30 +908,207 @@ async fn guest_sees_violation(script_lines: &[&str], reason: &str) {
         }
     }
     let error = host.until("ERROR").await;
-    assert!(error.contains(reason), "{error:?} should say {reason:?}");
+    assert_eq!(error, format!("ERROR {expected}"));
     host.expect_close().await;
     let (ending, _) = timeout(LIMIT, guest).await.unwrap().unwrap();
-    assert!(
-        matches!(&ending, Ending::Error { reason: r, sent: true } if r.contains(reason)),
-        "{ending:?}"
-    );
+    assert_eq!(ending, Ending::Violation(expected));
 }
 
 #[tokio::test]
 async fn the_guest_refuses_a_bad_host() {
     let hello = "HELLO bingo/1 size=3 lines=2 first=host";
+    let bad_lines = bingo::SettingsError::BadLines {
+        lines: 9,
+        size: 3,
+        max: 8,
+    };
     guest_sees_violation(
         &["HELLO bingo/1 size=3 lines=9 first=host"],
-        "lines must be 1 to 8",
+        parse(ParseError::Settings(bad_lines)),
     )
     .await;
-    guest_sees_violation(&["HELLO bingo/1 lines=2 first=host"], "HELLO needs size").await;
-    guest_sees_violation(&["HELLO bingo/1"], "must give size, lines and first").await;
-    guest_sees_violation(&[hello, "< HELLO bingo/1", "CALL 10"], "out of range 1..9").await;
-    guest_sees_violation(&[hello, "< HELLO bingo/1", "TIE"], "no call to answer").await;
+    guest_sees_violation(
+        &["HELLO bingo/1 lines=2 first=host"],
+        parse(ParseError::MissingSetting("size")),
+    )
+    .await;
+    guest_sees_violation(&["HELLO bingo/1"], Violation::NoSettings).await;
+    guest_sees_violation(
+        &[hello, "< HELLO bingo/1", "CALL 10"],
+        Violation::OutOfRange { number: 10, max: 9 },
+    )
+    .await;
+    guest_sees_violation(
+        &[hello, "< HELLO bingo/1", "TIE"],
+        Violation::NothingToAnswer(Answer::Tie),
+    )
+    .await;
     guest_sees_violation(
         &[hello, "< HELLO bingo/1", "CALL 1", "CALL 2"],
-        "out of turn",
+        Violation::MyTurn {
+            flag: Flag::Call,
+            number: 2,
+        },
     )
     .await;
+}
+
+/// A raw guest that joins with `resume` (no verify) and the given key;
+/// returns it and the game id from the host's HELLO.
+async fn raw_guest_with_resume(addr: &str, key: &str) -> (RawPeer, String) {
+    let mut peer = RawPeer::connect(addr).await;
+    let hello = peer.line().await;
+    let id = hello
+        .split(' ')
+        .find_map(|field| field.strip_prefix("id="))
+        .unwrap_or_else(|| panic!("no id in {hello}"))
+        .to_owned();
+    peer.send(format!("HELLO bingo/1 key={key} resume\n").as_bytes())
+        .await;
+    (peer, id)
+}
+
+#[tokio::test]
+async fn strangers_and_squatters_do_not_keep_the_guest_from_its_game() {
+    let settings = Settings::new(5, 5, Role::Host).unwrap();
+    let limits = Limits {
+        resume_grace: Duration::from_secs(20),
+        ..Limits::default()
+    };
+    let extensions = Extensions {
+        verify: false,
+        resume: true,
+    };
+    let opts = options(settings, CardChoice::Shuffled(3), extensions, limits);
+    let (addr, host) = spawn_host(opts, script(&[7, 8, 9])).await;
+    let key = "5a".repeat(16);
+    let (mut guest, id) = raw_guest_with_resume(&addr, &key).await;
+    assert_eq!(guest.line().await, "CALL 7");
+    drop(guest);
+    // A connection that says nothing, opened right after the drop.
+    let mut squatter = RawPeer::connect(&addr).await;
+    assert_eq!(squatter.line().await, "HELLO bingo/1 resume");
+    // A stranger who knows the id but not the key.
+    let mut stranger = RawPeer::connect(&addr).await;
+    assert_eq!(stranger.line().await, "HELLO bingo/1 resume");
+    let wrong = "a5".repeat(16);
+    stranger
+        .send(format!("RESUME {id} 1 {wrong}\n").as_bytes())
+        .await;
+    assert_eq!(
+        stranger.line().await,
+        format!("ERROR {}", Violation::NoSuchGame)
+    );
+    stranger.expect_close().await;
+    // The real guest, while the squatter still sits there.
+    let mut guest = RawPeer::connect(&addr).await;
+    assert_eq!(guest.line().await, "HELLO bingo/1 resume");
+    guest
+        .send(format!("RESUME {id} 1 {key}\n").as_bytes())
+        .await;
+    assert_eq!(guest.line().await, format!("RESUME {id} 1"));
+    guest.send(b"ERROR bye\n").await;
+    guest.expect_close().await;
+    squatter.expect_close().await;
+    let (ending, updates) = timeout(LIMIT, host).await.unwrap().unwrap();
+    assert_eq!(ending, Ending::PeerError("bye".into()));
+    let connected = updates
+        .iter()
+        .filter(|update| matches!(update, Update::Connected(_)))
+        .count();
+    assert_eq!(
+        connected, 2,
+        "joined, then resumed; nobody else: {updates:?}"
+    );
+    assert!(updates.contains(&Update::Game(GameEvent::Resumed)));
+}
+
+#[tokio::test]
+async fn two_hundred_megabytes_of_chat_cost_no_memory() {
+    const LINES: usize = 200_000;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    // The display never reads while the flood lasts.
+    let (mut updates, mut display) = Updates::channel(64);
+    let (person, _keep) = idle_person();
+    let guest = tokio::spawn(async move {
+        let mut person = person;
+        bingo_net::join(
+            &addr,
+            CardChoice::Shuffled(1),
+            Extensions::default(),
+            Limits::default(),
+            &mut person,
+            &mut updates,
+        )
+        .await
+    });
+    let (stream, _) = listener.accept().await.unwrap();
+    let (read, writer) = stream.into_split();
+    let mut host = RawPeer {
+        reader: BufReader::new(read),
+        writer,
+    };
+    host.send(b"HELLO bingo/1 size=3 lines=1 first=guest\n")
+        .await;
+    assert_eq!(host.line().await, "HELLO bingo/1");
+    let mut chat = b"CHAT ".to_vec();
+    chat.extend([b'x'; 1019]);
+    chat.push(b'\n');
+    let block: Vec<u8> = chat.repeat(1000);
+    timeout(Duration::from_secs(120), async {
+        for _ in 0..LINES / 1000 {
+            host.send(&block).await;
+        }
+    })
+    .await
+    .expect("the guest keeps reading while its display does not");
+    host.send(b"ERROR done\n").await;
+    let mut chats = 0;
+    let mut dropped = 0;
+    let mut ended = None;
+    while let Some(update) = display.recv().await {
+        match update {
+            Update::Game(GameEvent::Chat { .. }) => chats += 1,
+            Update::ChatDropped(count) => dropped += count,
+            Update::Game(GameEvent::Ended(ending)) => ended = Some(ending),
+            _ => {}
+        }
+    }
+    // The display held at most its 64; what it saw beyond those came while
+    // it read, from the lines still in the sockets' buffers.
+    assert_eq!(chats + dropped, LINES, "every line shown or counted");
+    assert!(dropped > LINES * 9 / 10, "{dropped} of {LINES} dropped");
+    assert_eq!(
+        ended,
+        Some(Ending::PeerError("done".into())),
+        "never a flag"
+    );
+    assert_eq!(guest.await.unwrap(), Ending::PeerError("done".into()));
+}
+
+#[tokio::test]
+async fn a_peers_control_characters_never_reach_the_display() {
+    let (guest, mut host, _keep) = guest_of_a_raw_host().await;
+    host.send(b"HELLO bingo/1 size=3 lines=1 first=guest\n")
+        .await;
+    host.line().await;
+    host.send(b"CHAT \x1b]0;owned\x07\x1b[2J\rresult: win\xc2\x9b\n")
+        .await;
+    host.send(b"ERROR \x1b[1Aresult: win\n").await;
+    host.expect_close().await;
+    let (ending, updates) = timeout(LIMIT, guest).await.unwrap().unwrap();
+    let chat = updates
+        .iter()
+        .find_map(|update| match update {
+            Update::Game(GameEvent::Chat { text, .. }) => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(!chat.chars().any(char::is_control), "{chat:?}");
+    assert!(chat.ends_with("result: win\u{fffd}"), "{chat:?}");
+    let Ending::PeerError(reason) = ending else {
+        panic!("{ending:?}")
+    };
+    assert_eq!(reason, "\u{fffd}[1Aresult: win");
 }

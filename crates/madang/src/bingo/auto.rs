@@ -5,8 +5,10 @@ use bingo::{Ending, GameEvent, Side, Verification};
 use bingo_net::Update;
 use tokio::sync::mpsc;
 
-/// Prints every update until the sender is gone.
-pub async fn print(mut updates: mpsc::UnboundedReceiver<Update>) {
+/// Prints every update until the sender is gone. Text from the other side
+/// arrives with its control characters replaced (by the session), so no
+/// line printed here can be forged by a peer.
+pub async fn print(mut updates: mpsc::Receiver<Update>) {
     while let Some(update) = updates.recv().await {
         for line in describe(&update) {
             println!("{line}");
@@ -28,11 +30,15 @@ fn describe(update: &Update) -> Vec<String> {
         Update::NewGame(number) => return vec![format!("game {number}")],
         Update::Connected(Some(addr)) => return vec![format!("connected: {addr}")],
         Update::Connected(None) => return vec!["connected".into()],
-        Update::Reconnecting => return vec!["reconnecting".into()],
+        Update::ChatDropped(count) => {
+            return vec![format!("chat: {count} lines dropped (too many too fast)")];
+        }
         Update::Failed(error) => return vec![format!("failed: {error}")],
         Update::Game(event) => event,
     };
     match game {
+        // Reported by the driver as `Connected`, with the address.
+        GameEvent::Joined(_) => Vec::new(),
         GameEvent::Started {
             settings,
             extensions,
@@ -67,6 +73,7 @@ fn describe(update: &Update) -> Vec<String> {
         GameEvent::Rejected(reason) => vec![format!("rejected: {reason}")],
         GameEvent::Decided(outcome) => vec![format!("decided: {outcome}")],
         GameEvent::Suspended => vec!["connection lost: waiting to resume".into()],
+        GameEvent::Reconnecting => vec!["reconnecting".into()],
         GameEvent::Resumed => vec!["resumed".into()],
         GameEvent::Ended(ending) => result_lines(ending),
     }
@@ -89,6 +96,8 @@ pub fn result_lines(ending: &Ending) -> Vec<String> {
             format!("verify: {verification}"),
             format!("result: {}", outcome.result),
         ],
-        Ending::Error { .. } | Ending::Disconnected(_) => vec![format!("result: error {ending}")],
+        Ending::Violation(_) | Ending::PeerError(_) | Ending::Disconnected(_) | Ending::Left => {
+            vec![format!("result: error {ending}")]
+        }
     }
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use bingo::Role;
-use bingo_net::{Input, Update};
+use bingo_net::{Update, UserInput};
 use crossterm::event::{self, Event, KeyEventKind};
 use ratatui::DefaultTerminal;
 use tokio::sync::mpsc::{self, error::TryRecvError};
@@ -15,12 +15,11 @@ use super::view::{self, Command, View};
 const TICK: Duration = Duration::from_millis(50);
 
 /// Runs the UI until the player leaves; restores the terminal on the way out.
-/// Returns whether a game was still going on (it is being closed).
 pub fn run(
     role: Role,
-    updates: mpsc::UnboundedReceiver<Update>,
-    input: mpsc::UnboundedSender<Input>,
-) -> Result<bool> {
+    updates: mpsc::Receiver<Update>,
+    input: mpsc::UnboundedSender<UserInput>,
+) -> Result<()> {
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
     let result = event_loop(&mut terminal, View::new(role), updates, input);
     ratatui::restore();
@@ -30,9 +29,9 @@ pub fn run(
 fn event_loop(
     terminal: &mut DefaultTerminal,
     mut view: View,
-    mut updates: mpsc::UnboundedReceiver<Update>,
-    input: mpsc::UnboundedSender<Input>,
-) -> Result<bool> {
+    mut updates: mpsc::Receiver<Update>,
+    input: mpsc::UnboundedSender<UserInput>,
+) -> Result<()> {
     loop {
         loop {
             match updates.try_recv() {
@@ -58,8 +57,8 @@ fn event_loop(
                     let _ = input.send(message);
                 }
                 Command::Quit => {
-                    let _ = input.send(Input::Quit);
-                    return Ok(view.is_playing());
+                    let _ = input.send(UserInput::Quit);
+                    return Ok(());
                 }
             }
         }

@@ -5,9 +5,10 @@
 //! on ratatui's `TestBackend` and read the screen.
 
 use bingo::{
-    Board, Ending, Extensions, Flag, GameEvent, GameResult, Outcome, Role, Settings, Side,
+    Board, Disconnect, Ending, Extensions, Flag, GameEvent, GameResult, Outcome, Role, Settings,
+    Side,
 };
-use bingo_net::{Input, Update};
+use bingo_net::{Update, UserInput as Input};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -66,6 +67,9 @@ pub struct View {
     ending: Option<Ending>,
     confirm_quit: bool,
     network_done: bool,
+    /// The game could not even start (cannot listen, cannot connect, the
+    /// host is busy): the screen's one message.
+    failure: Option<String>,
 }
 
 impl View {
@@ -88,6 +92,7 @@ impl View {
             ending: None,
             confirm_quit: false,
             network_done: false,
+            failure: None,
         }
     }
 
@@ -96,7 +101,9 @@ impl View {
     }
 
     fn say(&mut self, speaker: Speaker, text: String) {
-        self.log.push((speaker, text));
+        // Peer text comes cleaned from the session; cleaning everything
+        // again keeps any future path from reaching the terminal raw.
+        self.log.push((speaker, bingo::text::clean(&text)));
         if self.log.len() > LOG_LINES {
             self.log.remove(0);
         }
@@ -106,7 +113,9 @@ impl View {
     pub fn network_done(&mut self) {
         if !self.network_done {
             self.network_done = true;
-            self.notice("the game is over: press q to leave");
+            if self.failure.is_none() {
+                self.notice("the game is over: press q to leave");
+            }
         }
     }
 
@@ -116,15 +125,16 @@ impl View {
             Update::Listening(addr) => self.notice(format!("listening on {addr}")),
             Update::NewGame(number) => {
                 // The last game stays on screen until the next one starts.
-                self.game = number;
                 if number > 1 {
                     self.notice(format!("game {number}: waiting for a guest"));
                 }
             }
             Update::Connected(Some(addr)) => self.notice(format!("connected: {addr}")),
             Update::Connected(None) => self.notice("connected"),
-            Update::Reconnecting => self.notice("connection lost: reconnecting"),
-            Update::Failed(error) => self.notice(format!("error: {error}")),
+            Update::ChatDropped(count) => {
+                self.notice(format!("{count} chat lines dropped: too many too fast"))
+            }
+            Update::Failed(error) => self.failure = Some(error),
             Update::Game(event) => self.apply_game(event),
         }
     }
@@ -138,7 +148,7 @@ impl View {
             } => {
                 // Keep the chat; start the rest afresh.
                 *self = View {
-                    game: self.game,
+                    game: self.game + usize::from(self.settings.is_some()),
                     log: std::mem::take(&mut self.log),
                     settings: Some(settings),
                     extensions,
@@ -168,8 +178,14 @@ impl View {
                 self.decided = Some(outcome);
                 self.turn = None;
             }
+            // Shown by the driver as `Connected`, with the address.
+            GameEvent::Joined(_) => {}
             GameEvent::Suspended => self.notice("connection lost: waiting for it to come back"),
+            GameEvent::Reconnecting => self.notice("trying to reconnect..."),
             GameEvent::Resumed => self.notice("connection back: the game goes on"),
+            GameEvent::Ended(Ending::Disconnected(
+                why @ (Disconnect::ConnectFailed(_) | Disconnect::HostBusy),
+            )) if self.board.is_none() => self.failure = Some(why.to_string()),
             GameEvent::Ended(ending) => {
                 self.turn = None;
                 if !matches!(ending, Ending::Result { .. }) {
@@ -191,13 +207,56 @@ impl View {
 
     /// Handles one key press.
     pub fn key(&mut self, key: KeyEvent) -> Command {
-        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        if self.failure.is_some() {
+            // The one message has been read: any key leaves.
             return Command::Quit;
+        }
+        let ctrl_c =
+            key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
+        if self.is_over() {
+            return match key.code {
+                KeyCode::Char('q') => Command::Quit,
+                _ if ctrl_c => Command::Quit,
+                KeyCode::Char('n') if !self.network_done => self.new_game(),
+                _ => Command::None,
+            };
+        }
+        // Quitting asks first: `q` (or Ctrl-C) asks, a second confirms,
+        // Esc cancels, and any other key withdraws the request.
+        if key.code == KeyCode::Char('q') && self.mode == Mode::Number || ctrl_c {
+            if self.confirm_quit || !self.is_playing() {
+                return Command::Quit;
+            }
+            self.confirm_quit = true;
+            return Command::None;
+        }
+        if std::mem::take(&mut self.confirm_quit) {
+            // Esc only cancels; any other key cancels and does its job.
+            if key.code == KeyCode::Esc {
+                return Command::None;
+            }
         }
         match self.mode {
             Mode::Chat => self.chat_key(key.code),
             Mode::Number => self.number_key(key.code),
         }
+    }
+
+    /// Back to waiting, for the next game.
+    fn new_game(&mut self) -> Command {
+        let waiting = match self.role {
+            Role::Host => "waiting for a guest...",
+            Role::Guest => "connecting...",
+        };
+        *self = View {
+            game: self.game,
+            log: std::mem::take(&mut self.log),
+            settings: self.settings,
+            ..View::new(self.role)
+        };
+        self.board = None;
+        self.notice(waiting);
+        Command::Send(Input::NewGame)
     }
 
     fn chat_key(&mut self, code: KeyCode) -> Command {
@@ -231,19 +290,10 @@ impl View {
     }
 
     fn number_key(&mut self, code: KeyCode) -> Command {
-        let quit_pressed = matches!(code, KeyCode::Char('q') | KeyCode::Esc);
-        if !quit_pressed {
-            self.confirm_quit = false;
-        }
         let size = self.settings.map_or(1, |s| s.size());
         match code {
-            KeyCode::Char('q') | KeyCode::Esc => {
-                if self.is_over() || self.confirm_quit {
-                    return Command::Quit;
-                }
-                self.confirm_quit = true;
-                self.notice("press q again to leave the game");
-            }
+            // Esc only clears what is typed; it never leaves.
+            KeyCode::Esc => self.input.clear(),
             KeyCode::Tab | KeyCode::Char('c') | KeyCode::Char('t') => {
                 self.mode = Mode::Chat;
                 self.input.clear();
@@ -288,15 +338,36 @@ impl View {
     }
 }
 
+/// The smallest screen that shows a card of `size` (5x5 before the size is
+/// known) with the panels around it: (width, height).
+pub fn needed_size(size: Option<usize>) -> (u16, u16) {
+    let size = size.unwrap_or(5);
+    let card = (card_width(size) as u16 + 2).max(26);
+    let middle = (size as u16 + 4).max(13);
+    (card + 16, middle + 5)
+}
+
 /// Draws the whole screen.
 pub fn render(frame: &mut Frame, view: &View) {
+    let area = frame.area();
+    if let Some(failure) = &view.failure {
+        return render_message(frame, "CANNOT PLAY", failure, "press any key to leave");
+    }
+    let (width, height) = needed_size(view.settings.map(|s| s.size()));
+    if area.width < width || area.height < height {
+        let text = format!(
+            "this card needs {width}x{height}; the terminal is {}x{}",
+            area.width, area.height
+        );
+        return render_message(frame, "TERMINAL TOO SMALL", &text, "enlarge it, or q: quit");
+    }
     let [title, middle, input, help] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(8),
         Constraint::Length(3),
         Constraint::Length(1),
     ])
-    .areas(frame.area());
+    .areas(area);
     frame.render_widget(Paragraph::new(title_line(view)), title);
 
     let card_width = view
@@ -311,13 +382,51 @@ pub fn render(frame: &mut Frame, view: &View) {
     render_status(frame, view, status);
     render_chat(frame, view, chat);
     render_input(frame, view, input);
-    let keys = match view.mode {
-        Mode::Number => "0-9 Enter: call · arrows Enter: call the cell · Tab: chat · q: quit",
-        Mode::Chat => "type a message · Enter: send · Esc: back to numbers",
-    };
+    let (keys, style) = footer(view);
+    frame.render_widget(Paragraph::new(keys).style(style), help);
+}
+
+/// The keys that work now, and only those.
+fn footer(view: &View) -> (&'static str, Style) {
+    let plain = Style::new().fg(Color::DarkGray);
+    if view.is_over() {
+        if view.network_done {
+            return ("q: quit", plain);
+        }
+        return ("n: new game · q: quit", plain);
+    }
+    if view.confirm_quit {
+        let loud = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
+        return ("leave the game? q: yes, leave · Esc: no, stay", loud);
+    }
+    match (view.mode, view.board.is_some()) {
+        (Mode::Chat, _) => ("type a message · Enter: send · Esc: back to numbers", plain),
+        (Mode::Number, true) => (
+            "0-9 Enter: call · arrows Enter: call the cell · Esc: clear · Tab: chat · q: quit",
+            plain,
+        ),
+        (Mode::Number, false) => ("q: quit", plain),
+    }
+}
+
+/// One message in the middle of an otherwise empty screen.
+fn render_message(frame: &mut Frame, title: &str, text: &str, keys: &str) {
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let lines = vec![
+        Line::from(Span::styled(title.to_owned(), bold.fg(Color::Red))),
+        Line::default(),
+        Line::from(text.to_owned()),
+        Line::default(),
+        Line::from(Span::styled(
+            keys.to_owned(),
+            Style::new().fg(Color::DarkGray),
+        )),
+    ];
     frame.render_widget(
-        Paragraph::new(keys).style(Style::new().fg(Color::DarkGray)),
-        help,
+        Paragraph::new(lines)
+            .block(Block::bordered().title(" madang bingo "))
+            .wrap(Wrap { trim: true }),
+        frame.area(),
     );
 }
 
@@ -715,7 +824,7 @@ mod tests {
         started(&mut view, 3, 1);
         called(&mut view, Side::Me, 5);
         view.apply(Update::Game(GameEvent::Ended(Ending::Disconnected(
-            "gone".into(),
+            Disconnect::Closed,
         ))));
         view.apply(Update::NewGame(2));
         let screen_text = text(&screen(&view));
@@ -728,6 +837,7 @@ mod tests {
         let screen_text = text(&screen(&view));
         assert!(!screen_text.contains("GAME ABANDONED"), "{screen_text}");
         assert!(screen_text.contains("calls: 0 of 9"), "{screen_text}");
+        assert!(screen_text.contains("game 2"), "{screen_text}");
     }
 
     #[test]
@@ -735,8 +845,132 @@ mod tests {
         let mut view = View::new(Role::Host);
         started(&mut view, 5, 5);
         assert_eq!(view.key(key(KeyCode::Char('q'))), Command::None);
-        assert!(text(&screen(&view)).contains("press q again"));
+        let screen_text = text(&screen(&view));
+        assert!(
+            screen_text.contains("leave the game? q: yes, leave · Esc: no, stay"),
+            "the confirming key and the way back are named: {screen_text}"
+        );
         assert_eq!(view.key(key(KeyCode::Char('q'))), Command::Quit);
+    }
+
+    #[test]
+    fn esc_cancels_the_request_and_other_keys_reset_it() {
+        let mut view = View::new(Role::Host);
+        started(&mut view, 5, 5);
+        view.apply(Update::Game(GameEvent::Turn(Side::Me)));
+        view.key(key(KeyCode::Char('q')));
+        assert_eq!(view.key(key(KeyCode::Esc)), Command::None);
+        assert!(!text(&screen(&view)).contains("leave the game?"));
+        assert_eq!(
+            view.key(key(KeyCode::Char('q'))),
+            Command::None,
+            "asks again"
+        );
+        // Any other key withdraws the request, and still does its job.
+        view.key(key(KeyCode::Char('7')));
+        assert!(text(&screen(&view)).contains("> 7_"));
+        assert_eq!(
+            view.key(key(KeyCode::Char('q'))),
+            Command::None,
+            "asks again"
+        );
+        // Esc alone never leaves.
+        let mut view = View::new(Role::Guest);
+        started(&mut view, 5, 5);
+        for _ in 0..3 {
+            assert_eq!(view.key(key(KeyCode::Esc)), Command::None);
+        }
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(view.key(ctrl_c), Command::None, "Ctrl-C asks too");
+        assert_eq!(view.key(key(KeyCode::Char('q'))), Command::Quit);
+    }
+
+    #[test]
+    fn after_the_result_only_new_game_and_quit_are_offered() {
+        let mut view = View::new(Role::Guest);
+        started(&mut view, 3, 1);
+        view.apply(Update::Game(GameEvent::Ended(Ending::Disconnected(
+            Disconnect::Closed,
+        ))));
+        let screen_text = text(&screen(&view));
+        let footer = screen_text.lines().last().unwrap().trim();
+        assert_eq!(footer, "n: new game · q: quit");
+        assert_eq!(view.key(key(KeyCode::Char('5'))), Command::None);
+        assert_eq!(
+            view.key(key(KeyCode::Char('n'))),
+            Command::Send(Input::NewGame)
+        );
+        assert!(text(&screen(&view)).contains("connecting..."));
+        assert!(
+            view.key(key(KeyCode::Char('q'))) == Command::Quit,
+            "before a game, q leaves"
+        );
+    }
+
+    #[test]
+    fn a_setup_failure_is_the_main_message() {
+        let mut view = View::new(Role::Host);
+        view.apply(Update::Failed(
+            "cannot listen on 127.0.0.1:7000: Address in use".into(),
+        ));
+        view.network_done();
+        let screen_text = text(&screen(&view));
+        assert!(screen_text.contains("CANNOT PLAY"), "{screen_text}");
+        assert!(screen_text.contains("Address in use"), "{screen_text}");
+        assert!(
+            screen_text.contains("press any key to leave"),
+            "{screen_text}"
+        );
+        assert!(!screen_text.contains("waiting"), "{screen_text}");
+        assert_eq!(view.key(key(KeyCode::Char('x'))), Command::Quit);
+
+        let mut view = View::new(Role::Guest);
+        view.apply(Update::Game(GameEvent::Ended(Ending::Disconnected(
+            Disconnect::ConnectFailed("Connection refused (os error 111)".into()),
+        ))));
+        assert!(text(&screen(&view)).contains("cannot connect: Connection refused"));
+    }
+
+    #[test]
+    fn a_busy_host_is_explained_in_plain_words() {
+        let mut view = View::new(Role::Guest);
+        view.apply(Update::Game(GameEvent::Ended(Ending::Disconnected(
+            Disconnect::HostBusy,
+        ))));
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        terminal.draw(|frame| render(frame, &view)).unwrap();
+        let screen_text = text(terminal.backend().buffer());
+        assert!(screen_text.contains("interrupted game"), "{screen_text}");
+    }
+
+    #[test]
+    fn a_peers_escape_sequences_never_reach_the_screen() {
+        let mut view = View::new(Role::Guest);
+        started(&mut view, 5, 5);
+        view.apply(Update::Game(GameEvent::Chat {
+            from: Side::Peer,
+            text: "\x1b]0;owned\x07\x1b[2J\nresult: win".into(),
+        }));
+        let buffer = screen(&view);
+        let all: String = buffer.content().iter().map(|cell| cell.symbol()).collect();
+        assert!(!all.contains('\x1b') && !all.contains('\x07'), "{all:?}");
+    }
+
+    #[test]
+    fn a_terminal_too_small_for_the_card_says_so() {
+        let mut view = View::new(Role::Host);
+        started(&mut view, 15, 32);
+        let mut terminal = Terminal::new(TestBackend::new(70, 24)).unwrap();
+        terminal.draw(|frame| render(frame, &view)).unwrap();
+        let screen_text = text(terminal.backend().buffer());
+        assert!(screen_text.contains("TERMINAL TOO SMALL"), "{screen_text}");
+        assert!(
+            screen_text.contains("this card needs 78x24"),
+            "{screen_text}"
+        );
+        assert_eq!(needed_size(Some(15)), (78, 24));
+        let (width, height) = needed_size(Some(5));
+        assert!(width <= 80 && height <= 24);
     }
 
     #[test]
