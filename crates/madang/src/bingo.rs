@@ -12,12 +12,12 @@ mod view;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result, bail};
 use bingo::session::{CardChoice, Limits};
 use bingo::{Card, Ending, Extensions, Role, Settings, Verification};
 use bingo_net::{Controller, HostOptions, Update, Updates, UserInput};
 use clap::Subcommand;
-use omok::duration::parse_duration;
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;

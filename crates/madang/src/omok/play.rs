@@ -34,10 +34,10 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::{Instant, MissedTickBehavior};
 
 use self::app::{App, Command};
-use crate::cli::parse_duration;
 use self::clock::{TimeControl, parse_time_control};
 use self::computer::{Computer, Level};
 use self::versus::{Output, Versus};
+use crate::cli::parse_duration;
 use crate::omok::addr::HostPort;
 
 /// How often the clocks on screen are redrawn.
