@@ -10,10 +10,10 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use engine::{Engine, Player};
 use gomocup::ExternalBrain;
-use omok::client::Connection;
 use omok::duration::parse_duration;
 use omok::frame::EndResult;
 use omok::player::{Notice, Outcome};
+use omok_net::client::Connection;
 use renju::{Game, Rule};
 use tracing::{Instrument, info, info_span, warn};
 

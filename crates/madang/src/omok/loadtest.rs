@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use omok::duration::parse_duration;
 use omok::frame::{EndResult, PlayerMsg, RefereeMsg};
-use omok::server::{Referee, RefereeConfig};
+use omok_net::server::{Referee, RefereeConfig};
 use renju::Point;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

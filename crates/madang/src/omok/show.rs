@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use omok::records::GameRecord;
+use omok::records::{GameRecord, shown};
 
 /// Arguments of `madang omok show`.
 #[derive(clap::Args)]
@@ -18,8 +18,8 @@ pub struct Args {
 
 /// Runs `madang omok show`.
 pub fn run(args: Args) -> Result<()> {
-    let record = GameRecord::read(&args.file, args.id.as_deref())
-        .with_context(|| format!("reading {}", args.file.display()))?;
+    // The error names the file already.
+    let record = GameRecord::read(&args.file, args.id.as_deref())?;
     let board = record.final_board().context("replaying the game")?;
     print!("{}", describe(&record));
     println!("{board}");
@@ -28,17 +28,24 @@ pub fn run(args: Args) -> Result<()> {
 
 /// The header lines above the board.
 fn describe(r: &GameRecord) -> String {
-    let outcome = match r.result.as_str() {
-        "draw" => "draw".to_owned(),
-        winner => format!("{winner} won"),
+    let outcome = match r.winner {
+        None => "no winner".to_owned(),
+        Some(winner) => format!("{winner} won"),
     };
-    let last = r.moves.last().map_or("-", |m| m.point.as_str());
+    let last = r
+        .moves
+        .last()
+        .map_or("-".to_owned(), |m| m.point.to_string());
     format!(
         "game {} ({})\nblack (X) {}  vs  white (O) {}\n{outcome} ({}) after {} moves, last {last}\n",
-        if r.id.is_empty() { "-" } else { &r.id },
+        if r.id.is_empty() {
+            "-".to_owned()
+        } else {
+            shown(&r.id)
+        },
         r.rule,
-        r.black,
-        r.white,
+        shown(&r.black),
+        shown(&r.white),
         r.reason,
         r.moves.len(),
     )

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use engine::Engine;
-use omok::server::{Referee, RefereeConfig};
+use omok_net::server::{Referee, RefereeConfig};
 use renju::Rule;
 use tokio::sync::Notify;
 use tracing::warn;

@@ -8,8 +8,8 @@
 //! client both use it; one connection plays one game.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), omok::client::ClientError> {
-//! use omok::client::Connection;
+//! # async fn demo() -> Result<(), omok_net::client::ClientError> {
+//! use omok_net::client::Connection;
 //! use omok::player::Notice;
 //!
 //! let mut conn = Connection::connect("127.0.0.1:9000", renju::Rule::Renju).await?;
@@ -35,8 +35,8 @@ use tokio_util::codec::Framed;
 use tracing::{Span, debug, info_span};
 
 use crate::codec::FrameCodec;
-use crate::frame::PlayerMsg;
-use crate::player::{Action, MoveError, Notice, Phase, ProtocolError, Session};
+use omok::frame::PlayerMsg;
+use omok::player::{Action, MoveError, Notice, Phase, ProtocolError, Session};
 
 /// Why a connection failed.
 #[derive(Debug, Error)]

@@ -1,0 +1,187 @@
+//! Durable game records: `games.jsonl` and one SGF file per game, written by
+//! a thread of their own so that disk syncs never hold up a table's
+//! sockets.
+//!
+//! [`Recorder::record`] hands a game over and returns a [`Committed`] future
+//! that resolves once its JSON line is on disk (written and `fsync`ed): the
+//! referee awaits it before sending End, so a game both players saw end is
+//! never lost. Games arriving while a sync is under way are written and
+//! synced together (group commit): a thousand tables ending at once cost a
+//! handful of syncs, not a thousand in a row. Each SGF file is written
+//! afterwards, atomically (temporary file, sync, rename, directory sync), and
+//! the JSON line never depends on it. Every failure is logged with the game's
+//! id; a writer that panicked is reported by the futures it leaves behind and
+//! by [`Recorder::finish`].
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use omok::records::GameRecord;
+use thiserror::Error;
+use tokio::sync::oneshot;
+use tracing::{error, warn};
+
+/// The most games one sync covers; more wait for the next.
+const MAX_BATCH: usize = 4096;
+
+/// A game whose record did not reach the disk.
+#[derive(Debug, Error)]
+pub enum RecordLost {
+    /// Writing or syncing `games.jsonl` failed.
+    #[error("writing games.jsonl")]
+    Io(#[source] io::Error),
+    /// The writer thread is gone (it panicked, or the recorder was closed).
+    #[error("the record writer stopped")]
+    WriterGone,
+}
+
+/// The record writer stopped by a panic.
+#[derive(Debug, Error)]
+#[error("the record writer panicked: {0}")]
+pub struct WriterPanicked(pub String);
+
+struct Job {
+    record: GameRecord,
+    done: oneshot::Sender<Result<(), RecordLost>>,
+}
+
+/// Appends finished games to `dir/games.jsonl` and writes `dir/<id>.sgf`.
+#[derive(Debug)]
+pub struct Recorder {
+    jobs: std::sync::mpsc::Sender<Job>,
+    thread: JoinHandle<()>,
+}
+
+/// Resolves when a game's JSON line is durable.
+pub type Committed = oneshot::Receiver<Result<(), RecordLost>>;
+
+impl Recorder {
+    /// Creates `dir` if needed, opens `dir/games.jsonl` for appending and
+    /// starts the writer thread.
+    pub fn open(dir: &Path) -> io::Result<Recorder> {
+        fs::create_dir_all(dir)?;
+        let jsonl = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("games.jsonl"))?;
+        let mut writer = Writer {
+            dir: dir.to_owned(),
+            jsonl,
+        };
+        let (jobs, rx) = std::sync::mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("omok-records".into())
+            .spawn(move || {
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    batch.extend(rx.try_iter().take(MAX_BATCH - 1));
+                    writer.write(batch);
+                }
+            })?;
+        Ok(Recorder { jobs, thread })
+    }
+
+    /// Hands a game over; the future resolves once its JSON line is synced
+    /// (or with why it could not be).
+    pub fn record(&self, record: GameRecord) -> Committed {
+        let (done, committed) = oneshot::channel();
+        // A send fails only if the writer is gone: `done` is then dropped
+        // and the future says so.
+        let _ = self.jobs.send(Job { record, done });
+        committed
+    }
+
+    /// Waits until every game handed over is written, and reports a writer
+    /// that panicked.
+    pub async fn finish(self) -> Result<(), WriterPanicked> {
+        let Recorder { jobs, thread } = self;
+        drop(jobs);
+        match tokio::task::spawn_blocking(move || thread.join()).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(panic)) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(WriterPanicked(what))
+            }
+            Err(join) => Err(WriterPanicked(join.to_string())),
+        }
+    }
+}
+
+/// The writer thread's files.
+struct Writer {
+    dir: PathBuf,
+    jsonl: File,
+}
+
+impl Writer {
+    fn write(&mut self, batch: Vec<Job>) {
+        let lines: String = batch.iter().map(|j| j.record.to_json_line()).collect();
+        let result = self.append(lines.as_bytes());
+        if let Err(e) = &result {
+            for job in &batch {
+                error!(id = job.record.id, error = %e, "could not record a game");
+            }
+        }
+        let mut sgf_written = false;
+        let mut records = Vec::with_capacity(batch.len());
+        for Job { record, done } in batch {
+            let _ = done.send(match &result {
+                Ok(()) => Ok(()),
+                Err(e) => Err(RecordLost::Io(io::Error::new(e.kind(), e.to_string()))),
+            });
+            records.push(record);
+        }
+        for record in &records {
+            match self.write_sgf(record) {
+                Ok(()) => sgf_written = true,
+                Err(e) => error!(id = record.id, error = %e, "could not write the game's SGF"),
+            }
+        }
+        // One directory sync makes every rename of the batch durable.
+        if sgf_written && let Err(e) = File::open(&self.dir).and_then(|d| d.sync_all()) {
+            warn!(error = %e, "could not sync the record directory");
+        }
+    }
+
+    /// Appends whole lines and syncs them; on failure the file is cut back,
+    /// so that a half-written line never runs into the next game's.
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let len = self.jsonl.metadata()?.len();
+        let result = self
+            .jsonl
+            .write_all(bytes)
+            .and_then(|()| self.jsonl.sync_data());
+        if result.is_err() {
+            let _ = self.jsonl.set_len(len);
+        }
+        result
+    }
+
+    fn write_sgf(&self, record: &GameRecord) -> io::Result<()> {
+        // The id names a file: keep it to a safe alphabet whatever it holds.
+        let stem: String = record
+            .id
+            .chars()
+            .take(100)
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let tmp = self.dir.join(format!(".{stem}.sgf.tmp"));
+        let mut file = File::create(&tmp)?;
+        file.write_all(record.to_sgf().as_bytes())?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, self.dir.join(format!("{stem}.sgf")))
+    }
+}
