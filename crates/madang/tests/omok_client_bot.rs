@@ -202,6 +202,77 @@ async fn a_gomocup_brain_plays_through_the_bot() {
     assert!(games[0].result().is_some());
     let first = String::from_utf8_lossy(&outs[0].stdout);
     assert!(first.starts_with("game 1: "), "{first}");
+    // One game has its tally too.
+    assert!(
+        first
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("1 game: ")),
+        "{first}"
+    );
+}
+
+#[tokio::test]
+async fn a_referee_that_never_answers_is_given_up_on() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let child = Command::new(env!("CARGO_BIN_EXE_madang"))
+        .args([
+            "omok",
+            "bot",
+            "--connect",
+            &addr,
+            "--reply-timeout",
+            "300ms",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Accepts, reads Connect, and never answers.
+    let (mut s, _) = listener.accept().await.unwrap();
+    assert_eq!(read_frame(&mut s).await, [0, 0, 0]);
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("the bot gives up")
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sent nothing for 300ms while we were waiting for the Connect reply"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_seated_bot_says_it_waits_for_an_opponent() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_madang"))
+        .args(["omok", "bot", "--connect", &addr])
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (mut s, _) = listener.accept().await.unwrap();
+    assert_eq!(read_frame(&mut s).await, [0, 0, 0]);
+    s.write_all(&[0, 0, 1]).await.unwrap();
+    assert_eq!(read_frame(&mut s).await, [1, 0, 1]);
+    let mut err = child.stderr.take().unwrap();
+    let mut line = vec![0; 200];
+    let n = tokio::time::timeout(std::time::Duration::from_secs(30), err.read(&mut line))
+        .await
+        .expect("the bot says it waits")
+        .unwrap();
+    let line = String::from_utf8_lossy(&line[..n]);
+    assert!(
+        line.contains("seated as black") && line.contains("waiting for an opponent"),
+        "{line}"
+    );
+    child.kill().await.unwrap();
 }
 
 #[tokio::test]

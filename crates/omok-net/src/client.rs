@@ -26,11 +26,13 @@
 
 use std::collections::VecDeque;
 use std::io;
+use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use renju::{Point, Rule};
 use thiserror::Error;
 use tokio::net::{TcpStream, ToSocketAddrs};
+use tokio::time::{Instant, timeout_at};
 use tokio_util::codec::Framed;
 use tracing::{Span, debug, info_span};
 
@@ -38,18 +40,76 @@ use crate::codec::FrameCodec;
 use omok::frame::PlayerMsg;
 use omok::player::{Action, MoveError, Notice, Phase, ProtocolError, Session};
 
-/// Why a connection failed.
+/// How long a player waits for the referee before giving up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientLimits {
+    /// For the TCP connection to be made.
+    pub connect: Duration,
+    /// For the referee's reply to Connect, and its acknowledgement of a
+    /// move (both immediate from a working referee).
+    pub reply: Duration,
+    /// For the opponent's move: the turn time and a margin.
+    pub their_turn: Duration,
+    /// For the game to start once seated (an opponent to arrive); `None`
+    /// waits as long as the referee keeps the seat.
+    pub start: Option<Duration>,
+}
+
+impl ClientLimits {
+    /// The limits for a referee giving `turn_time` per move.
+    pub fn for_turn_time(turn_time: Duration) -> ClientLimits {
+        ClientLimits {
+            connect: Duration::from_secs(10),
+            reply: Duration::from_secs(10),
+            their_turn: turn_time + Duration::from_secs(10),
+            start: None,
+        }
+    }
+}
+
+impl Default for ClientLimits {
+    /// The limits for the protocol's default turn of 15 s.
+    fn default() -> ClientLimits {
+        ClientLimits::for_turn_time(Duration::from_secs(15))
+    }
+}
+
+/// Why a connection failed. Inner errors are shown in the message, not
+/// chained as sources, so that each is printed once.
 #[derive(Debug, Error)]
 pub enum ClientError {
     /// Reading or writing the socket failed.
     #[error("network error: {0}")]
-    Io(#[from] io::Error),
+    Io(io::Error),
+    /// The connection was not made in time.
+    #[error("no connection after {0:?}")]
+    ConnectTimeout(Duration),
+    /// The referee said nothing for too long.
+    #[error("the referee sent nothing for {after:?} while we were {phase}")]
+    Silent {
+        /// What we were waiting for.
+        phase: Phase,
+        /// How long we waited.
+        after: Duration,
+    },
     /// The referee broke the protocol or closed the connection early.
     #[error("protocol error: {0}")]
-    Protocol(#[from] ProtocolError),
+    Protocol(ProtocolError),
     /// The point cannot be played now (nothing was sent).
     #[error(transparent)]
     Move(#[from] MoveError),
+}
+
+impl From<io::Error> for ClientError {
+    fn from(e: io::Error) -> ClientError {
+        ClientError::Io(e)
+    }
+}
+
+impl From<ProtocolError> for ClientError {
+    fn from(e: ProtocolError) -> ClientError {
+        ClientError::Protocol(e)
+    }
 }
 
 /// One connection to a referee, for one game.
@@ -61,17 +121,37 @@ pub struct Connection {
     outbox: VecDeque<PlayerMsg>,
     /// Notices produced but not yet returned.
     notices: VecDeque<Notice>,
+    limits: ClientLimits,
+    /// When we last heard from the referee or sent it a frame: the waits
+    /// of [`ClientLimits`] count from here.
+    last_exchange: Instant,
     span: Span,
 }
 
 impl Connection {
-    /// Connects to the referee at `addr` to play a game under `rule`.
+    /// Connects to the referee at `addr` to play a game under `rule`, with
+    /// the default [`ClientLimits`].
     pub async fn connect(addr: impl ToSocketAddrs, rule: Rule) -> Result<Connection, ClientError> {
-        let stream = TcpStream::connect(addr).await?;
-        Ok(Connection::new(stream, rule))
+        Connection::connect_with(addr, rule, ClientLimits::default()).await
     }
 
-    /// Plays over an already connected socket.
+    /// Connects to the referee at `addr` to play a game under `rule`,
+    /// waiting for the referee no longer than `limits` say.
+    pub async fn connect_with(
+        addr: impl ToSocketAddrs,
+        rule: Rule,
+        limits: ClientLimits,
+    ) -> Result<Connection, ClientError> {
+        let stream = tokio::time::timeout(limits.connect, TcpStream::connect(addr))
+            .await
+            .map_err(|_| ClientError::ConnectTimeout(limits.connect))??;
+        let mut conn = Connection::new(stream, rule);
+        conn.limits = limits;
+        Ok(conn)
+    }
+
+    /// Plays over an already connected socket, with the default
+    /// [`ClientLimits`].
     pub fn new(stream: TcpStream, rule: Rule) -> Connection {
         // Frames are tiny and every one matters to the clock.
         let _ = stream.set_nodelay(true);
@@ -84,6 +164,8 @@ impl Connection {
             session: Session::new(rule),
             outbox: VecDeque::new(),
             notices: VecDeque::new(),
+            limits: ClientLimits::default(),
+            last_exchange: Instant::now(),
             span,
         };
         let actions = conn.session.open();
@@ -113,7 +195,24 @@ impl Connection {
             ) {
                 return Ok(None);
             }
-            match self.framed.next().await {
+            let phase = self.session.phase();
+            let limit = match phase {
+                Phase::Connecting | Phase::Moved(_) => Some(self.limits.reply),
+                Phase::TheirTurn => Some(self.limits.their_turn),
+                Phase::Seated => self.limits.start,
+                _ => None,
+            };
+            let read = match limit {
+                Some(limit) => timeout_at(self.last_exchange + limit, self.framed.next())
+                    .await
+                    .map_err(|_| ClientError::Silent {
+                        phase,
+                        after: limit,
+                    })?,
+                None => self.framed.next().await,
+            };
+            self.last_exchange = Instant::now();
+            match read {
                 Some(Ok(frame)) => {
                     let _guard = self.span.enter();
                     debug!(?frame, "received");
@@ -151,11 +250,15 @@ impl Connection {
     /// Hands queued frames to the codec, then flushes. A frame leaves the
     /// outbox only once the codec holds it, so cancelling loses nothing.
     async fn flush_outbox(&mut self) -> Result<(), ClientError> {
+        let sending = !self.outbox.is_empty();
         while let Some(&msg) = self.outbox.front() {
             self.framed.feed(msg.encode()).await?;
             self.outbox.pop_front();
         }
         self.framed.flush().await?;
+        if sending {
+            self.last_exchange = Instant::now();
+        }
         Ok(())
     }
 }

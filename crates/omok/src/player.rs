@@ -134,12 +134,19 @@ impl fmt::Display for Outcome {
     }
 }
 
+impl From<FrameError> for ProtocolError {
+    fn from(e: FrameError) -> ProtocolError {
+        ProtocolError::Frame(e)
+    }
+}
+
 /// Something the referee sent that the protocol does not allow.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProtocolError {
-    /// The bytes form no referee message.
+    /// The bytes form no referee message. (The inner error is shown, not
+    /// chained as a source, so that it is printed once.)
     #[error("invalid frame from the referee: {0}")]
-    Frame(#[from] FrameError),
+    Frame(FrameError),
     /// A valid message at a moment it makes no sense.
     #[error("unexpected {msg:?} {phase}")]
     Unexpected {
