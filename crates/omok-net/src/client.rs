@@ -38,41 +38,10 @@ use tracing::{Span, debug, info_span};
 
 use crate::codec::FrameCodec;
 use omok::frame::PlayerMsg;
-use omok::player::{Action, MoveError, Notice, Phase, ProtocolError, Session};
+use omok::player::{Limits, MoveError, Notice, Phase, ProtocolError, Session, SessionAction};
 
-/// How long a player waits for the referee before giving up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientLimits {
-    /// For the TCP connection to be made.
-    pub connect: Duration,
-    /// For the referee's reply to Connect, and its acknowledgement of a
-    /// move (both immediate from a working referee).
-    pub reply: Duration,
-    /// For the opponent's move: the turn time and a margin.
-    pub their_turn: Duration,
-    /// For the game to start once seated (an opponent to arrive); `None`
-    /// waits as long as the referee keeps the seat.
-    pub start: Option<Duration>,
-}
-
-impl ClientLimits {
-    /// The limits for a referee giving `turn_time` per move.
-    pub fn for_turn_time(turn_time: Duration) -> ClientLimits {
-        ClientLimits {
-            connect: Duration::from_secs(10),
-            reply: Duration::from_secs(10),
-            their_turn: turn_time + Duration::from_secs(10),
-            start: None,
-        }
-    }
-}
-
-impl Default for ClientLimits {
-    /// The limits for the protocol's default turn of 15 s.
-    fn default() -> ClientLimits {
-        ClientLimits::for_turn_time(Duration::from_secs(15))
-    }
-}
+/// How long a connection may take to be made, by default.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why a connection failed. Inner errors are shown in the message, not
 /// chained as sources, so that each is printed once.
@@ -84,14 +53,6 @@ pub enum ClientError {
     /// The connection was not made in time.
     #[error("no connection after {0:?}")]
     ConnectTimeout(Duration),
-    /// The referee said nothing for too long.
-    #[error("the referee sent nothing for {after:?} while we were {phase}")]
-    Silent {
-        /// What we were waiting for.
-        phase: Phase,
-        /// How long we waited.
-        after: Duration,
-    },
     /// The referee broke the protocol or closed the connection early.
     #[error("protocol error: {0}")]
     Protocol(ProtocolError),
@@ -121,55 +82,55 @@ pub struct Connection {
     outbox: VecDeque<PlayerMsg>,
     /// Notices produced but not yet returned.
     notices: VecDeque<Notice>,
-    limits: ClientLimits,
-    /// When we last heard from the referee or sent it a frame: the waits
-    /// of [`ClientLimits`] count from here.
-    last_exchange: Instant,
     span: Span,
 }
 
 impl Connection {
     /// Connects to the referee at `addr` to play a game under `rule`, with
-    /// the default [`ClientLimits`].
+    /// [`CONNECT_TIMEOUT`] and the default [`Limits`].
     pub async fn connect(addr: impl ToSocketAddrs, rule: Rule) -> Result<Connection, ClientError> {
-        Connection::connect_with(addr, rule, ClientLimits::default()).await
+        Connection::connect_with(addr, rule, CONNECT_TIMEOUT, Limits::default()).await
     }
 
     /// Connects to the referee at `addr` to play a game under `rule`,
-    /// waiting for the referee no longer than `limits` say.
+    /// waiting `connect_timeout` for the connection and then for the
+    /// referee no longer than `limits` say.
     pub async fn connect_with(
         addr: impl ToSocketAddrs,
         rule: Rule,
-        limits: ClientLimits,
+        connect_timeout: Duration,
+        limits: Limits,
     ) -> Result<Connection, ClientError> {
-        let stream = tokio::time::timeout(limits.connect, TcpStream::connect(addr))
+        let stream = tokio::time::timeout(connect_timeout, TcpStream::connect(addr))
             .await
-            .map_err(|_| ClientError::ConnectTimeout(limits.connect))??;
-        let mut conn = Connection::new(stream, rule);
-        conn.limits = limits;
-        Ok(conn)
+            .map_err(|_| ClientError::ConnectTimeout(connect_timeout))??;
+        Ok(Connection::with_session(
+            stream,
+            Session::with_limits(rule, limits),
+        ))
     }
 
-    /// Plays over an already connected socket, with the default
-    /// [`ClientLimits`].
+    /// Plays over an already connected socket, with the default [`Limits`].
     pub fn new(stream: TcpStream, rule: Rule) -> Connection {
+        Connection::with_session(stream, Session::new(rule))
+    }
+
+    fn with_session(stream: TcpStream, session: Session) -> Connection {
         // Frames are tiny and every one matters to the clock.
         let _ = stream.set_nodelay(true);
         let span = match stream.peer_addr() {
-            Ok(peer) => info_span!("omok_player", %peer, %rule),
-            Err(_) => info_span!("omok_player", %rule),
+            Ok(peer) => info_span!("omok_player", %peer, rule = %session.game().rule()),
+            Err(_) => info_span!("omok_player", rule = %session.game().rule()),
         };
         let mut conn = Connection {
             framed: Framed::new(stream, FrameCodec),
-            session: Session::new(rule),
+            session,
             outbox: VecDeque::new(),
             notices: VecDeque::new(),
-            limits: ClientLimits::default(),
-            last_exchange: Instant::now(),
             span,
         };
-        let actions = conn.session.open();
-        conn.queue(actions);
+        conn.session.handle_open(std::time::Instant::now());
+        conn.queue();
         conn
     }
 
@@ -195,34 +156,30 @@ impl Connection {
             ) {
                 return Ok(None);
             }
-            let phase = self.session.phase();
-            let limit = match phase {
-                Phase::Connecting | Phase::Moved(_) => Some(self.limits.reply),
-                Phase::TheirTurn => Some(self.limits.their_turn),
-                Phase::Seated => self.limits.start,
-                _ => None,
-            };
-            let read = match limit {
-                Some(limit) => timeout_at(self.last_exchange + limit, self.framed.next())
-                    .await
-                    .map_err(|_| ClientError::Silent {
-                        phase,
-                        after: limit,
-                    })?,
+            let read = match self.session.poll_timeout() {
+                Some(deadline) => {
+                    match timeout_at(Instant::from_std(deadline), self.framed.next()).await {
+                        Ok(read) => read,
+                        Err(_) => {
+                            self.session.handle_timeout(deadline)?;
+                            continue;
+                        }
+                    }
+                }
                 None => self.framed.next().await,
             };
-            self.last_exchange = Instant::now();
+            let now = std::time::Instant::now();
             match read {
                 Some(Ok(frame)) => {
                     let _guard = self.span.enter();
                     debug!(?frame, "received");
-                    let actions = self.session.handle_frame(frame)?;
+                    self.session.handle_frame(frame, now)?;
                     drop(_guard);
-                    self.queue(actions);
+                    self.queue();
                 }
                 Some(Err(e)) => return Err(e.into()),
                 None => {
-                    self.session.closed()?;
+                    self.session.handle_closed(now)?;
                     return Ok(None);
                 }
             }
@@ -232,17 +189,18 @@ impl Connection {
     /// Plays `p` on our turn. An illegal point or a move out of turn is
     /// refused locally with [`ClientError::Move`] and nothing is sent.
     pub async fn play(&mut self, p: Point) -> Result<(), ClientError> {
-        let actions = self.session.play(p)?;
+        self.session.handle_play(p, std::time::Instant::now())?;
         self.span.in_scope(|| debug!(%p, "playing"));
-        self.queue(actions);
+        self.queue();
         self.flush_outbox().await
     }
 
-    fn queue(&mut self, actions: Vec<Action>) {
-        for action in actions {
+    /// Takes the session's actions into the outbox and the notices.
+    fn queue(&mut self) {
+        while let Some(action) = self.session.poll_action() {
             match action {
-                Action::Send(msg) => self.outbox.push_back(msg),
-                Action::Notify(notice) => self.notices.push_back(notice),
+                SessionAction::Send(msg) => self.outbox.push_back(msg),
+                SessionAction::Notify(notice) => self.notices.push_back(notice),
             }
         }
     }
@@ -250,15 +208,11 @@ impl Connection {
     /// Hands queued frames to the codec, then flushes. A frame leaves the
     /// outbox only once the codec holds it, so cancelling loses nothing.
     async fn flush_outbox(&mut self) -> Result<(), ClientError> {
-        let sending = !self.outbox.is_empty();
         while let Some(&msg) = self.outbox.front() {
             self.framed.feed(msg.encode()).await?;
             self.outbox.pop_front();
         }
         self.framed.flush().await?;
-        if sending {
-            self.last_exchange = Instant::now();
-        }
         Ok(())
     }
 }

@@ -51,7 +51,10 @@ struct Job {
 #[derive(Debug)]
 pub struct Recorder {
     jobs: std::sync::mpsc::Sender<Job>,
-    thread: JoinHandle<()>,
+    /// Syncs the JSON lines and answers the waiting tables.
+    lines: JoinHandle<()>,
+    /// Writes the SGF files, so that their syncs never delay a JSON line.
+    sgfs: JoinHandle<()>,
 }
 
 /// Resolves when a game's JSON line is durable.
@@ -66,21 +69,34 @@ impl Recorder {
             .create(true)
             .append(true)
             .open(dir.join("games.jsonl"))?;
-        let mut writer = Writer {
-            dir: dir.to_owned(),
-            jsonl,
-        };
         let (jobs, rx) = std::sync::mpsc::channel::<Job>();
-        let thread = std::thread::Builder::new()
+        let (sgf_tx, sgf_rx) = std::sync::mpsc::channel::<GameRecord>();
+        let mut lines = Lines {
+            jsonl,
+            sgfs: sgf_tx,
+        };
+        let sgfs = Sgfs {
+            dir: dir.to_owned(),
+        };
+        let sgfs = std::thread::Builder::new()
+            .name("omok-sgf".into())
+            .spawn(move || {
+                while let Ok(first) = sgf_rx.recv() {
+                    let mut batch = vec![first];
+                    batch.extend(sgf_rx.try_iter().take(MAX_BATCH - 1));
+                    sgfs.write(&batch);
+                }
+            })?;
+        let lines = std::thread::Builder::new()
             .name("omok-records".into())
             .spawn(move || {
                 while let Ok(first) = rx.recv() {
                     let mut batch = vec![first];
                     batch.extend(rx.try_iter().take(MAX_BATCH - 1));
-                    writer.write(batch);
+                    lines.write(batch);
                 }
             })?;
-        Ok(Recorder { jobs, thread })
+        Ok(Recorder { jobs, lines, sgfs })
     }
 
     /// Hands a game over; the future resolves once its JSON line is synced
@@ -96,30 +112,32 @@ impl Recorder {
     /// Waits until every game handed over is written, and reports a writer
     /// that panicked.
     pub async fn finish(self) -> Result<(), WriterPanicked> {
-        let Recorder { jobs, thread } = self;
+        let Recorder { jobs, lines, sgfs } = self;
         drop(jobs);
-        match tokio::task::spawn_blocking(move || thread.join()).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(panic)) => {
+        // The SGF thread ends when the lines thread, its only sender, does.
+        let joined = tokio::task::spawn_blocking(move || [lines.join(), sgfs.join()]).await;
+        let joined = joined.map_err(|join| WriterPanicked(join.to_string()))?;
+        for result in joined {
+            if let Err(panic) = result {
                 let what = panic
                     .downcast_ref::<&str>()
                     .map(|s| (*s).to_owned())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_default();
-                Err(WriterPanicked(what))
+                return Err(WriterPanicked(what));
             }
-            Err(join) => Err(WriterPanicked(join.to_string())),
         }
+        Ok(())
     }
 }
 
-/// The writer thread's files.
-struct Writer {
-    dir: PathBuf,
+/// The JSON lines thread's file.
+struct Lines {
     jsonl: File,
+    sgfs: std::sync::mpsc::Sender<GameRecord>,
 }
 
-impl Writer {
+impl Lines {
     fn write(&mut self, batch: Vec<Job>) {
         let lines: String = batch.iter().map(|j| j.record.to_json_line()).collect();
         let result = self.append(lines.as_bytes());
@@ -128,24 +146,13 @@ impl Writer {
                 error!(id = job.record.id, error = %e, "could not record a game");
             }
         }
-        let mut sgf_written = false;
-        let mut records = Vec::with_capacity(batch.len());
         for Job { record, done } in batch {
             let _ = done.send(match &result {
                 Ok(()) => Ok(()),
                 Err(e) => Err(RecordLost::Io(io::Error::new(e.kind(), e.to_string()))),
             });
-            records.push(record);
-        }
-        for record in &records {
-            match self.write_sgf(record) {
-                Ok(()) => sgf_written = true,
-                Err(e) => error!(id = record.id, error = %e, "could not write the game's SGF"),
-            }
-        }
-        // One directory sync makes every rename of the batch durable.
-        if sgf_written && let Err(e) = File::open(&self.dir).and_then(|d| d.sync_all()) {
-            warn!(error = %e, "could not sync the record directory");
+            // Fails only if the SGF thread panicked; `finish` reports it.
+            let _ = self.sgfs.send(record);
         }
     }
 
@@ -162,8 +169,29 @@ impl Writer {
         }
         result
     }
+}
 
-    fn write_sgf(&self, record: &GameRecord) -> io::Result<()> {
+/// The SGF thread's directory.
+struct Sgfs {
+    dir: PathBuf,
+}
+
+impl Sgfs {
+    fn write(&self, batch: &[GameRecord]) {
+        let mut written = false;
+        for record in batch {
+            match self.write_one(record) {
+                Ok(()) => written = true,
+                Err(e) => error!(id = record.id, error = %e, "could not write the game's SGF"),
+            }
+        }
+        // One directory sync makes every rename of the batch durable.
+        if written && let Err(e) = File::open(&self.dir).and_then(|d| d.sync_all()) {
+            warn!(error = %e, "could not sync the record directory");
+        }
+    }
+
+    fn write_one(&self, record: &GameRecord) -> io::Result<()> {
         // The id names a file: keep it to a safe alphabet whatever it holds.
         let stem: String = record
             .id

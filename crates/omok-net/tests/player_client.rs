@@ -4,7 +4,7 @@
 
 use futures::FutureExt;
 use omok::frame::EndResult;
-use omok::player::{EndReason, MoveError, Notice, Phase, ProtocolError};
+use omok::player::{EndReport as EndReason, MoveError, Notice, Phase, ProtocolError};
 use omok_net::client::{ClientError, Connection};
 use renju::{Color, IllegalMove, Point, Rule};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

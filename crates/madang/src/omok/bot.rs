@@ -12,8 +12,8 @@ use engine::{Engine, Player};
 use gomocup::ExternalBrain;
 use omok::duration::parse_duration;
 use omok::frame::EndResult;
-use omok::player::{Notice, Outcome, Phase};
-use omok_net::client::{ClientLimits, Connection};
+use omok::player::{Limits, Notice, Outcome, Phase};
+use omok_net::client::{CONNECT_TIMEOUT, Connection};
 use renju::{Game, Rule};
 use tracing::{Instrument, info, info_span, warn};
 
@@ -70,12 +70,8 @@ pub fn run(args: Args) -> Result<()> {
         warn!(?think, turn_time = ?args.turn_time, "think time leaves no margin for the network");
     }
     let mut bot = Bot::new(player, args.rule, think);
-    bot.limits = ClientLimits {
-        connect: args.reply_timeout,
-        reply: args.reply_timeout,
-        their_turn: args.turn_time + args.reply_timeout,
-        start: None,
-    };
+    bot.connect_timeout = args.reply_timeout;
+    bot.limits = Limits::new(args.turn_time, args.reply_timeout);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -125,8 +121,10 @@ pub(crate) struct Bot {
     engine: Arc<Mutex<Box<dyn Player>>>,
     rule: Rule,
     think: Duration,
+    /// How long to wait for the connection.
+    pub(crate) connect_timeout: Duration,
     /// How long to wait for the referee.
-    pub(crate) limits: ClientLimits,
+    pub(crate) limits: Limits,
 }
 
 impl Bot {
@@ -136,7 +134,8 @@ impl Bot {
             engine: Arc::new(Mutex::new(player)),
             rule,
             think,
-            limits: ClientLimits::default(),
+            connect_timeout: CONNECT_TIMEOUT,
+            limits: Limits::default(),
         }
     }
 
@@ -164,7 +163,7 @@ impl Bot {
     }
 
     async fn play_game(&self, addr: &str) -> Result<Option<Outcome>> {
-        let mut conn = Connection::connect_with(addr, self.rule, self.limits)
+        let mut conn = Connection::connect_with(addr, self.rule, self.connect_timeout, self.limits)
             .await
             .with_context(|| format!("connecting to {addr}"))?;
         let mut said_waiting = false;

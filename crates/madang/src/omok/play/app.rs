@@ -217,7 +217,7 @@ mod tests {
     use super::*;
     use crossterm::event::{MouseEvent, MouseEventKind};
     use omok::frame::EndResult;
-    use omok::player::{EndReason, Outcome};
+    use omok::player::{EndReport as EndReason, Outcome};
     use renju::{Game, IllegalMove};
 
     fn pt(s: &str) -> Point {

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use omok::frame::EndResult;
-use omok::player::EndReason;
+use omok::player::EndReport as EndReason;
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color as Tint, Modifier, Style};
