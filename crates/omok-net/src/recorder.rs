@@ -80,22 +80,10 @@ impl Recorder {
         };
         let sgfs = std::thread::Builder::new()
             .name("omok-sgf".into())
-            .spawn(move || {
-                while let Ok(first) = sgf_rx.recv() {
-                    let mut batch = vec![first];
-                    batch.extend(sgf_rx.try_iter().take(MAX_BATCH - 1));
-                    sgfs.write(&batch);
-                }
-            })?;
+            .spawn(move || in_batches(&sgf_rx, |batch| sgfs.write(&batch)))?;
         let lines = std::thread::Builder::new()
             .name("omok-records".into())
-            .spawn(move || {
-                while let Ok(first) = rx.recv() {
-                    let mut batch = vec![first];
-                    batch.extend(rx.try_iter().take(MAX_BATCH - 1));
-                    lines.write(batch);
-                }
-            })?;
+            .spawn(move || in_batches(&rx, |batch| lines.write(batch)))?;
         Ok(Recorder { jobs, lines, sgfs })
     }
 
@@ -128,6 +116,16 @@ impl Recorder {
             }
         }
         Ok(())
+    }
+}
+
+/// Hands `f` everything queued at once (up to [`MAX_BATCH`]), waiting when
+/// nothing is, until every sender is gone.
+fn in_batches<T>(rx: &std::sync::mpsc::Receiver<T>, mut f: impl FnMut(Vec<T>)) {
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        batch.extend(rx.try_iter().take(MAX_BATCH - 1));
+        f(batch);
     }
 }
 

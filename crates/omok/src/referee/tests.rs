@@ -402,6 +402,15 @@ fn held_starts_wait_for_the_caller() {
     assert!(h.actions().is_empty());
 }
 
+/// What dropping an idle seated player looks like.
+fn idle_drop(seat: Seat) -> [TableAction; 2] {
+    let end = RefereeMsg::End {
+        result: EndResult::Lost,
+        data: 1,
+    };
+    [TableAction::Send(seat, end), TableAction::Close(seat)]
+}
+
 #[test]
 fn idle_seated_player_is_dropped() {
     let mut h = Harness::new(Rule::Renju);
@@ -413,19 +422,7 @@ fn idle_seated_player_is_dropped() {
     assert_eq!(h.table.poll_timeout(), Some(h.t0 + IDLE));
     h.advance(IDLE - Duration::from_secs(100));
     h.table.handle_timeout(h.now);
-    assert_eq!(
-        h.actions(),
-        [
-            TableAction::Send(
-                B,
-                RefereeMsg::End {
-                    result: EndResult::Lost,
-                    data: 1
-                }
-            ),
-            TableAction::Close(B)
-        ]
-    );
+    assert_eq!(h.actions(), idle_drop(B));
     // White is ready, so it is never idle.
     assert_eq!(h.table.poll_timeout(), None);
     // Withdrawing Ready restarts the idle clock.
@@ -448,16 +445,7 @@ fn repeating_ready_0_never_holds_a_seat() {
     h.table.handle_timeout(h.now);
     assert_eq!(
         h.actions(),
-        [
-            TableAction::Send(
-                B,
-                RefereeMsg::End {
-                    result: EndResult::Lost,
-                    data: 1
-                }
-            ),
-            TableAction::Close(B)
-        ],
+        idle_drop(B),
         "dropped at the idle limit of its seating"
     );
     assert!(!h.table.is_seated(B));
