@@ -211,3 +211,52 @@ impl Sgfs {
         fs::rename(&tmp, self.dir.join(format!("{stem}.sgf")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use omok::referee::{EndReason, GameSummary};
+    use renju::{Color, Rule};
+
+    use super::*;
+
+    fn record(id: &str) -> GameRecord {
+        let summary = GameSummary {
+            rule: Rule::Renju,
+            moves: vec![("h8".parse().unwrap(), Duration::from_millis(5))],
+            winner: Some(Color::White),
+            reason: EndReason::Timeout,
+        };
+        let players = ["a".to_owned(), "b".to_owned()];
+        GameRecord {
+            id: id.to_owned(),
+            ..GameRecord::new(String::new(), &summary, players, SystemTime::now())
+        }
+    }
+
+    #[tokio::test]
+    async fn the_json_line_never_depends_on_the_sgf() {
+        let dir = std::env::temp_dir().join(format!("omok-recorder-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let recorder = Recorder::open(&dir).unwrap();
+        // A directory where the SGF should go: its rename fails.
+        fs::create_dir_all(dir.join("blocked.sgf")).unwrap();
+        let committed = [record("blocked"), record("fine")].map(|r| recorder.record(r));
+        for c in committed {
+            c.await.unwrap().unwrap();
+        }
+        recorder.finish().await.unwrap();
+        let text = fs::read_to_string(dir.join("games.jsonl")).unwrap();
+        let games = GameRecord::from_jsonl(&text).unwrap();
+        assert_eq!(
+            games.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(),
+            ["blocked", "fine"]
+        );
+        assert_eq!(
+            GameRecord::read(&dir.join("fine.sgf"), None).unwrap(),
+            games[1]
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

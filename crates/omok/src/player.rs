@@ -24,13 +24,13 @@ use crate::frame::{EndResult, FRAME_LEN, FrameError, PlayerMsg, RefereeMsg};
 /// Where a session stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
-    /// Not yet connected; [`Session::open`] starts it.
+    /// Not yet connected; [`Session::handle_open`] starts it.
     Idle,
     /// Connect sent, waiting for the referee's reply.
     Connecting,
     /// Seated and Ready sent, waiting for the start Update.
     Seated,
-    /// Our turn: waiting for [`Session::play`].
+    /// Our turn: waiting for [`Session::handle_play`].
     OurTurn,
     /// Put sent for this point, waiting for its acknowledgement.
     Moved(Point),
@@ -84,7 +84,7 @@ pub enum Notice {
         /// The number of players the referee says are seated.
         seated: u8,
     },
-    /// Our turn in this position: choose a point with [`Session::play`].
+    /// Our turn in this position: choose a point with [`Session::handle_play`].
     OurTurn(Game),
     /// The opponent is to move in this position (after the start, or after
     /// the referee acknowledged our move).

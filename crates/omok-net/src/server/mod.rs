@@ -3,13 +3,13 @@
 //! Tasks and who owns what:
 //! - the accept loop ([`Referee::run_until`]) holds the listener and the
 //!   connection slots; each connection gets an *admission* task
-//!   ([`admission`]) that waits (a short [`RefereeConfig::connect_timeout`])
+//!   (`admission.rs`) that waits (a short [`RefereeConfig::connect_timeout`])
 //!   for its Connect and takes the first free seat from the lobby
-//!   ([`lobby`], the one list of free seats), or replies `[0, 2, 2]`;
-//! - one task per table ([`table`]) owns its `Table` state machine and the
+//!   (`lobby.rs`, the one list of free seats), or replies `[0, 2, 2]`;
+//! - one task per table (`table.rs`) owns its `Table` state machine and the
 //!   two seated connections, and hands each finished game to the
 //!   [`Recorder`], waiting until its record is durable before sending End;
-//! - a connection leaving a seat lingers ([`io`]): the referee shuts down
+//! - a connection leaving a seat lingers (`io.rs`): the referee shuts down
 //!   its sending side and waits up to [`LINGER`] for the player to close,
 //!   so that a final End is never lost to a reset.
 //!
