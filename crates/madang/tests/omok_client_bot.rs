@@ -202,6 +202,68 @@ async fn a_gomocup_brain_plays_through_the_bot() {
     assert!(games[0].result().is_some());
     let first = String::from_utf8_lossy(&outs[0].stdout);
     assert!(first.starts_with("game 1: "), "{first}");
+    // One game has its tally too.
+    assert!(
+        first
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("1 game: ")),
+        "{first}"
+    );
+}
+
+/// A bot with `extra` arguments, against a listener that has just accepted
+/// it and read its Connect.
+async fn bot_accepted(extra: &[&str]) -> (tokio::process::Child, TcpStream) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let child = Command::new(env!("CARGO_BIN_EXE_madang"))
+        .args(["omok", "bot", "--connect", &addr])
+        .args(extra)
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (mut s, _) = listener.accept().await.unwrap();
+    assert_eq!(read_frame(&mut s).await, [0, 0, 0]);
+    (child, s)
+}
+
+#[tokio::test]
+async fn a_referee_that_never_answers_is_given_up_on() {
+    // Accepts, reads Connect, and never answers.
+    let (child, _silent) = bot_accepted(&["--reply-timeout", "300ms"]).await;
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("the bot gives up")
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sent nothing for 300ms while we were waiting for the Connect reply"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_seated_bot_says_it_waits_for_an_opponent() {
+    let (mut child, mut s) = bot_accepted(&[]).await;
+    s.write_all(&[0, 0, 1]).await.unwrap();
+    assert_eq!(read_frame(&mut s).await, [1, 0, 1]);
+    let mut err = child.stderr.take().unwrap();
+    let mut line = vec![0; 200];
+    let n = tokio::time::timeout(std::time::Duration::from_secs(30), err.read(&mut line))
+        .await
+        .expect("the bot says it waits")
+        .unwrap();
+    let line = String::from_utf8_lossy(&line[..n]);
+    assert!(
+        line.contains("seated as black") && line.contains("waiting for an opponent"),
+        "{line}"
+    );
+    child.kill().await.unwrap();
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use omok::referee::{Action, Table, TableConfig};
+use omok::referee::{Table, TableAction, TableConfig};
 use renju::{Color, Point, Rule};
 
 /// Black's five on row 8 against white's stones in column a.
@@ -20,8 +20,8 @@ fn one_game(rule: Rule, moves: &[u8]) -> usize {
     });
     let mut actions = 0;
     for seat in Color::ALL {
-        table.seat(seat, now).unwrap();
-        table.frame(seat, [1, 0, 1], now);
+        table.handle_seat(seat, now).unwrap();
+        table.handle_frame(seat, [1, 0, 1], now);
     }
     for (i, &p) in moves.iter().enumerate() {
         let seat = if i % 2 == 0 {
@@ -29,9 +29,9 @@ fn one_game(rule: Rule, moves: &[u8]) -> usize {
         } else {
             Color::White
         };
-        table.frame(seat, [3, 0, p], now + Duration::from_millis(i as u64));
+        table.handle_frame(seat, [3, 0, p], now + Duration::from_millis(i as u64));
         while let Some(a) = table.poll_action() {
-            actions += usize::from(matches!(a, Action::Send(..)));
+            actions += usize::from(matches!(a, TableAction::Send(..)));
         }
     }
     actions

@@ -1,8 +1,9 @@
 //! The player's side of the protocol as a sans-IO state machine.
 //!
 //! A [`Session`] is fed events (the connection opened, a frame arrived, the
-//! user or engine chose a point, the connection closed) and answers with
-//! [`Action`]s: frames to send and [`Notice`]s for the application. It keeps
+//! user or engine chose a point, the connection closed, time passing) and
+//! answers with [`SessionAction`]s: frames to send and [`Notice`]s for the
+//! application. It keeps
 //! its own copy of the game from the referee's Updates, so it can hand the
 //! position to whoever picks the moves and can tell an End's reason from the
 //! board, as `omok-wire.md` asks for the five-at-`a1`/`a2` ambiguity.
@@ -10,7 +11,9 @@
 //! Anything the referee sends that the protocol does not allow at that moment
 //! is a [`ProtocolError`], after which the session is finished.
 
+use std::collections::VecDeque;
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use renju::{Color, Game, GameResult, IllegalMove, Point, Rule};
 use thiserror::Error;
@@ -21,13 +24,13 @@ use crate::frame::{EndResult, FRAME_LEN, FrameError, PlayerMsg, RefereeMsg};
 /// Where a session stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
-    /// Not yet connected; [`Session::open`] starts it.
+    /// Not yet connected; [`Session::handle_open`] starts it.
     Idle,
     /// Connect sent, waiting for the referee's reply.
     Connecting,
     /// Seated and Ready sent, waiting for the start Update.
     Seated,
-    /// Our turn: waiting for [`Session::play`].
+    /// Our turn: waiting for [`Session::handle_play`].
     OurTurn,
     /// Put sent for this point, waiting for its acknowledgement.
     Moved(Point),
@@ -63,7 +66,7 @@ impl fmt::Display for Phase {
     clippy::large_enum_variant,
     reason = "at most two actions per frame; boxing the game buys nothing"
 )]
-pub enum Action {
+pub enum SessionAction {
     /// Write this frame to the referee.
     Send(PlayerMsg),
     /// Tell the application.
@@ -81,7 +84,7 @@ pub enum Notice {
         /// The number of players the referee says are seated.
         seated: u8,
     },
-    /// Our turn in this position: choose a point with [`Session::play`].
+    /// Our turn in this position: choose a point with [`Session::handle_play`].
     OurTurn(Game),
     /// The opponent is to move in this position (after the start, or after
     /// the referee acknowledged our move).
@@ -90,9 +93,10 @@ pub enum Notice {
     GameOver(Outcome),
 }
 
-/// Why a game ended, as far as the End frame and the board tell.
+/// Why a game ended, as far as the End frame and the board tell (the
+/// referee's own, finer reason is [`crate::referee::EndReason`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EndReason {
+pub enum EndReport {
     /// The loser made an illegal move, broke the protocol or disconnected.
     Error,
     /// The player to move let its clock run out.
@@ -111,7 +115,7 @@ pub struct Outcome {
     /// What the referee announced to us.
     pub result: EndResult,
     /// Why.
-    pub reason: EndReason,
+    pub reason: EndReport,
     /// The final position, including the stone that ended the game.
     pub game: Game,
 }
@@ -121,10 +125,10 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}, ", self.color)?;
         match (self.result, self.reason) {
-            (EndResult::Won, EndReason::Five(p)) => write!(f, "won by five at {p}")?,
-            (EndResult::Lost, EndReason::Five(p)) => write!(f, "lost to five at {p}")?,
-            (EndResult::Won, EndReason::Timeout) => f.write_str("won on time")?,
-            (EndResult::Lost, EndReason::Timeout) => f.write_str("lost on time")?,
+            (EndResult::Won, EndReport::Five(p)) => write!(f, "won by five at {p}")?,
+            (EndResult::Lost, EndReport::Five(p)) => write!(f, "lost to five at {p}")?,
+            (EndResult::Won, EndReport::Timeout) => f.write_str("won on time")?,
+            (EndResult::Lost, EndReport::Timeout) => f.write_str("lost on time")?,
             (EndResult::Won, _) => f.write_str("won by the opponent's error")?,
             (EndResult::Lost, _) => f.write_str("lost by an illegal move or protocol error")?,
             (EndResult::Draw, _) => f.write_str("draw")?,
@@ -134,12 +138,19 @@ impl fmt::Display for Outcome {
     }
 }
 
+impl From<FrameError> for ProtocolError {
+    fn from(e: FrameError) -> ProtocolError {
+        ProtocolError::Frame(e)
+    }
+}
+
 /// Something the referee sent that the protocol does not allow.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProtocolError {
-    /// The bytes form no referee message.
+    /// The bytes form no referee message. (The inner error is shown, not
+    /// chained as a source, so that it is printed once.)
     #[error("invalid frame from the referee: {0}")]
-    Frame(#[from] FrameError),
+    Frame(FrameError),
     /// A valid message at a moment it makes no sense.
     #[error("unexpected {msg:?} {phase}")]
     Unexpected {
@@ -195,6 +206,14 @@ pub enum ProtocolError {
     /// The referee closed the connection before the game ended.
     #[error("the referee closed the connection {0}")]
     Closed(Phase),
+    /// The referee said nothing for too long.
+    #[error("the referee sent nothing for {after:?} while we were {phase}")]
+    Silent {
+        /// What we were waiting for.
+        phase: Phase,
+        /// How long we waited.
+        after: Duration,
+    },
 }
 
 /// Why a chosen point cannot be played now. The session is unchanged.
@@ -208,23 +227,122 @@ pub enum MoveError {
     Illegal(#[from] IllegalMove),
 }
 
+/// How long a player waits for the referee before giving up on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// For the reply to Connect and the acknowledgement of a move (both
+    /// immediate from a working referee).
+    pub reply: Duration,
+    /// For the opponent's move: the turn time and a margin.
+    pub their_turn: Duration,
+    /// For the game to start once seated (an opponent to arrive); `None`
+    /// waits as long as the referee keeps the seat.
+    pub start: Option<Duration>,
+}
+
+impl Limits {
+    /// The limits for a referee giving `turn_time` per move, with `margin`
+    /// for the network and a slow referee.
+    pub fn new(turn_time: Duration, margin: Duration) -> Limits {
+        Limits {
+            reply: margin,
+            their_turn: turn_time + margin,
+            start: None,
+        }
+    }
+}
+
+impl Default for Limits {
+    /// The protocol's default turn of 15 s, and 10 s of margin.
+    fn default() -> Limits {
+        Limits::new(Duration::from_secs(15), Duration::from_secs(10))
+    }
+}
+
 /// A player's session with the referee, for one game.
+///
+/// The sans-IO contract shared with [`crate::referee::Table`]: events go in
+/// through `handle_*` with the time they happened, what to do comes out of
+/// [`Session::poll_action`], and [`Session::poll_timeout`] says when
+/// [`Session::handle_timeout`] is due (the referee has been silent too
+/// long) if nothing else happens first.
 #[derive(Debug, Clone)]
 pub struct Session {
     phase: Phase,
     color: Option<Color>,
     game: Game,
+    limits: Limits,
+    /// When the referee's silence becomes an error, in the current phase.
+    deadline: Option<Instant>,
+    actions: VecDeque<SessionAction>,
 }
 
 impl Session {
     /// A session for a game under `rule` (which the player learns out of
     /// band; the protocol does not carry it).
     pub fn new(rule: Rule) -> Session {
+        Session::with_limits(rule, Limits::default())
+    }
+
+    /// A session waiting for the referee no longer than `limits` say.
+    pub fn with_limits(rule: Rule, limits: Limits) -> Session {
         Session {
             phase: Phase::Idle,
             color: None,
             game: Game::new(rule),
+            limits,
+            deadline: None,
+            actions: VecDeque::new(),
         }
+    }
+
+    /// The next thing to do, oldest first.
+    pub fn poll_action(&mut self) -> Option<SessionAction> {
+        self.actions.pop_front()
+    }
+
+    /// When [`Session::handle_timeout`] is due if nothing else happens.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Time has reached `now`: past the deadline, the referee has been
+    /// silent too long and the session fails with [`ProtocolError::Silent`].
+    pub fn handle_timeout(&mut self, now: Instant) -> Result<(), ProtocolError> {
+        match self.deadline {
+            Some(deadline) if now >= deadline => {
+                let phase = self.phase;
+                let after = self.limit(phase).unwrap_or_default();
+                self.fail(now);
+                Err(ProtocolError::Silent { phase, after })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// How long the referee may stay silent in `phase`.
+    fn limit(&self, phase: Phase) -> Option<Duration> {
+        match phase {
+            Phase::Connecting | Phase::Moved(_) => Some(self.limits.reply),
+            Phase::TheirTurn => Some(self.limits.their_turn),
+            Phase::Seated => self.limits.start,
+            _ => None,
+        }
+    }
+
+    /// Sets the deadline of the phase just entered (or re-entered) at `now`.
+    fn arm(&mut self, now: Instant) {
+        self.deadline = self.limit(self.phase).map(|l| now + l);
+    }
+
+    fn fail(&mut self, now: Instant) {
+        self.phase = Phase::Failed;
+        self.arm(now);
+    }
+
+    fn queue(&mut self, actions: Vec<SessionAction>, now: Instant) {
+        self.actions.extend(actions);
+        self.arm(now);
     }
 
     /// Where the session stands.
@@ -242,50 +360,61 @@ impl Session {
         &self.game
     }
 
-    /// Event: the connection is open. Returns the Connect frame to send.
-    pub fn open(&mut self) -> Vec<Action> {
+    /// Event: the connection is open; queues the Connect frame.
+    pub fn handle_open(&mut self, now: Instant) {
         if self.phase != Phase::Idle {
-            return Vec::new();
+            return;
         }
         self.phase = Phase::Connecting;
-        vec![Action::Send(PlayerMsg::Connect)]
+        self.queue(vec![SessionAction::Send(PlayerMsg::Connect)], now);
     }
 
     /// Event: a frame arrived from the referee.
     ///
     /// On error the session is [`Phase::Failed`] and takes no more input.
-    pub fn handle_frame(&mut self, frame: [u8; FRAME_LEN]) -> Result<Vec<Action>, ProtocolError> {
+    pub fn handle_frame(
+        &mut self,
+        frame: [u8; FRAME_LEN],
+        now: Instant,
+    ) -> Result<(), ProtocolError> {
         let result = RefereeMsg::decode(frame)
             .map_err(ProtocolError::from)
             .and_then(|msg| self.handle_msg(frame, msg));
-        if result.is_err() {
-            self.phase = Phase::Failed;
+        match result {
+            Ok(actions) => {
+                self.queue(actions, now);
+                Ok(())
+            }
+            Err(e) => {
+                self.fail(now);
+                Err(e)
+            }
         }
-        result
     }
 
-    /// Event: the user or engine chose `p`. Returns the Put to send.
+    /// Event: the user or engine chose `p`; queues the Put to send.
     ///
     /// The point is checked against our copy of the game first, so that a
     /// slip of the hand never forfeits the game.
-    pub fn play(&mut self, p: Point) -> Result<Vec<Action>, MoveError> {
+    pub fn handle_play(&mut self, p: Point, now: Instant) -> Result<(), MoveError> {
         if self.phase != Phase::OurTurn {
             return Err(MoveError::NotOurTurn);
         }
         self.game.check(p)?;
         self.phase = Phase::Moved(p);
-        Ok(vec![Action::Send(PlayerMsg::Put(p.to_byte()))])
+        self.queue(vec![SessionAction::Send(PlayerMsg::Put(p.to_byte()))], now);
+        Ok(())
     }
 
     /// Event: the connection closed (or was half-closed by the referee).
     ///
     /// Fine once the game is over or the seat was refused; before that, an
     /// error.
-    pub fn closed(&mut self) -> Result<(), ProtocolError> {
+    pub fn handle_closed(&mut self, now: Instant) -> Result<(), ProtocolError> {
         match self.phase {
             Phase::Over | Phase::Refused | Phase::Failed => Ok(()),
             phase => {
-                self.phase = Phase::Failed;
+                self.fail(now);
                 Err(ProtocolError::Closed(phase))
             }
         }
@@ -295,7 +424,7 @@ impl Session {
         &mut self,
         frame: [u8; FRAME_LEN],
         msg: RefereeMsg,
-    ) -> Result<Vec<Action>, ProtocolError> {
+    ) -> Result<Vec<SessionAction>, ProtocolError> {
         let unexpected = ProtocolError::Unexpected {
             msg,
             phase: self.phase,
@@ -331,7 +460,11 @@ impl Session {
         }
     }
 
-    fn on_connect(&mut self, seat: u8, accepted: bool) -> Result<Vec<Action>, ProtocolError> {
+    fn on_connect(
+        &mut self,
+        seat: u8,
+        accepted: bool,
+    ) -> Result<Vec<SessionAction>, ProtocolError> {
         if !accepted {
             self.phase = Phase::Refused;
             return Ok(vec![notify(Notice::Refused { seated: seat })]);
@@ -344,7 +477,7 @@ impl Session {
         self.color = Some(color);
         self.phase = Phase::Seated;
         Ok(vec![
-            Action::Send(PlayerMsg::Ready(true)),
+            SessionAction::Send(PlayerMsg::Ready(true)),
             notify(Notice::Seated(color)),
         ])
     }
@@ -354,7 +487,7 @@ impl Session {
         frame: [u8; FRAME_LEN],
         your_turn: bool,
         data: u8,
-    ) -> Result<Vec<Action>, ProtocolError> {
+    ) -> Result<Vec<SessionAction>, ProtocolError> {
         let color = self.seated_color();
         if data != 0 || your_turn != (color == Color::Black) {
             return Err(ProtocolError::BadStart { frame, color });
@@ -377,7 +510,7 @@ impl Session {
         frame: [u8; FRAME_LEN],
         result: EndResult,
         data: u8,
-    ) -> Result<Vec<Action>, ProtocolError> {
+    ) -> Result<Vec<SessionAction>, ProtocolError> {
         let bad = ProtocolError::BadEnd {
             frame,
             phase: self.phase,
@@ -400,7 +533,7 @@ impl Session {
             EndResult::Draw => {
                 let p = stone.ok_or(bad.clone())?;
                 match game.play(p) {
-                    Ok(Some(GameResult::Draw)) => EndReason::Draw,
+                    Ok(Some(GameResult::Draw)) => EndReport::Draw,
                     _ => return Err(bad),
                 }
             }
@@ -414,10 +547,10 @@ impl Session {
                 match (five, data) {
                     (Some(p), _) => {
                         game.play(p).map_err(|_| bad.clone())?;
-                        EndReason::Five(p)
+                        EndReport::Five(p)
                     }
-                    (None, END_ERROR) => EndReason::Error,
-                    (None, END_TIMEOUT) => EndReason::Timeout,
+                    (None, END_ERROR) => EndReport::Error,
+                    (None, END_TIMEOUT) => EndReport::Timeout,
                     (None, _) => return Err(bad),
                 }
             }
@@ -457,6 +590,6 @@ impl Session {
     }
 }
 
-fn notify(notice: Notice) -> Action {
-    Action::Notify(notice)
+fn notify(notice: Notice) -> SessionAction {
+    SessionAction::Notify(notice)
 }

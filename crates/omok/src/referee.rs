@@ -1,16 +1,19 @@
 //! The referee of one table as a sans-IO state machine.
 //!
 //! A [`Table`] takes events (a player seated, a frame received from a seat,
-//! a player gone, time passing) and queues [`Action`]s (send a frame, close
-//! a seat's connection, a game started or ended) for the caller to carry
-//! out. It never reads the clock: every event carries the [`Instant`] it
-//! happened at, and [`Table::next_deadline`] says when the caller must call
-//! [`Table::timer`] if nothing else happens first. Seats are named by colour,
+//! a player gone, shutdown, time passing) and queues [`TableAction`]s (send
+//! a frame, close a seat's connection, a game started or ended) for the
+//! caller to carry out. It never reads the clock: every event carries the
+//! [`Instant`] it happened at, and [`Table::poll_timeout`] says when the
+//! caller must call [`Table::handle_timeout`] if nothing else happens first. Seats are named by colour,
 //! since seat 0 always plays black and seat 1 white.
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::str::FromStr;
 use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
 
 use renju::{Color, ForbiddenKind, Game, GameResult, IllegalMove, Point, Rule};
 
@@ -66,6 +69,10 @@ pub enum EndReason {
     Disconnected,
     /// The board filled up, or the player to move had no legal point.
     Draw,
+    /// The referee shut down mid-game: the game ends without a winner.
+    Shutdown,
+    /// The record does not say (a record from another program).
+    Unknown,
 }
 
 impl EndReason {
@@ -82,7 +89,61 @@ impl EndReason {
             EndReason::InvalidFrame => "invalid-frame",
             EndReason::Disconnected => "disconnected",
             EndReason::Draw => "draw",
+            EndReason::Shutdown => "shutdown",
+            EndReason::Unknown => "unknown",
         }
+    }
+
+    /// Every reason but `Forbidden`, which carries its kind.
+    pub(crate) const PLAIN: [EndReason; 11] = [
+        EndReason::Five,
+        EndReason::Timeout,
+        EndReason::OffBoard,
+        EndReason::Occupied,
+        EndReason::OutOfTurn,
+        EndReason::UnknownCommand,
+        EndReason::InvalidFrame,
+        EndReason::Disconnected,
+        EndReason::Draw,
+        EndReason::Shutdown,
+        EndReason::Unknown,
+    ];
+}
+
+/// A name that is no [`EndReason`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a reason for a game to end")]
+pub struct ParseEndReasonError(pub String);
+
+impl FromStr for EndReason {
+    type Err = ParseEndReasonError;
+
+    /// Reads what `Display` writes: `five`, `forbidden (double-three)`, ...
+    fn from_str(s: &str) -> Result<EndReason, ParseEndReasonError> {
+        let kinds = [
+            ForbiddenKind::DoubleThree,
+            ForbiddenKind::DoubleFour,
+            ForbiddenKind::Overline,
+        ];
+        EndReason::PLAIN
+            .into_iter()
+            .chain(kinds.map(EndReason::Forbidden))
+            .find(|r| r.to_string() == s)
+            .ok_or_else(|| ParseEndReasonError(s.to_owned()))
+    }
+}
+
+/// By its `Display` name, so that a JSON record reads `"reason":"five"`.
+impl Serialize for EndReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for EndReason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<EndReason, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -120,7 +181,7 @@ pub struct GameSummary {
 
 /// Something the caller must do on the table's behalf, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum TableAction {
     /// Send this frame to the connection in the seat.
     Send(Seat, RefereeMsg),
     /// Close the seat's connection (after sending what was queued for it):
@@ -128,8 +189,9 @@ pub enum Action {
     Close(Seat),
     /// A game started (both players seated and ready).
     Started,
-    /// A game ended; the End frames are already queued before this action
-    /// and the seats' Close actions follow it.
+    /// A game ended. The End frames are queued before this action and the
+    /// seats' Close actions follow it; a transport that keeps records makes
+    /// the record durable before it sends those End frames.
     Ended(GameSummary),
 }
 
@@ -138,12 +200,27 @@ pub enum Action {
 #[error("the {0} seat is already taken")]
 pub struct SeatTaken(pub Seat);
 
-#[derive(Debug, Clone, Copy, Default)]
-struct SeatState {
-    seated: bool,
-    ready: bool,
-    /// When a seated player that is not ready gets dropped.
-    idle_deadline: Option<Instant>,
+/// One seat, between games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SeatState {
+    Empty,
+    /// Seated and not ready: dropped at `idle_deadline`. Ready(0) does not
+    /// move the deadline, so repeating it never holds a table.
+    Waiting {
+        idle_deadline: Instant,
+    },
+    /// Seated and ready, waiting for the opponent (or for [`Table::start`]).
+    Ready,
+}
+
+/// What the table is doing.
+#[derive(Debug)]
+enum Phase {
+    /// No game: players come, get ready, or leave.
+    Seating([SeatState; 2]),
+    /// A game in progress; both seats are taken. Boxed: a game is large
+    /// and a table mostly waits between games.
+    Playing(Box<Playing>),
 }
 
 #[derive(Debug)]
@@ -157,12 +234,16 @@ struct Playing {
 }
 
 /// One table's referee: two seats and at most one game at a time.
+///
+/// The sans-IO contract shared by the protocol machines of this crate:
+/// events go in through `handle_*` with the time they happened, what to do
+/// comes out of [`Table::poll_action`], [`Table::poll_timeout`] says when
+/// [`Table::handle_timeout`] is due if nothing else happens first.
 #[derive(Debug)]
 pub struct Table {
     config: TableConfig,
-    seats: [SeatState; 2],
-    playing: Option<Playing>,
-    actions: VecDeque<Action>,
+    phase: Phase,
+    actions: VecDeque<TableAction>,
     /// Whether a game waits for [`Table::start`] once both are ready.
     hold_starts: bool,
 }
@@ -172,8 +253,7 @@ impl Table {
     pub fn new(config: TableConfig) -> Table {
         Table {
             config,
-            seats: [SeatState::default(); 2],
-            playing: None,
+            phase: Phase::Seating([SeatState::Empty; 2]),
             actions: VecDeque::new(),
             hold_starts: false,
         }
@@ -189,7 +269,10 @@ impl Table {
     /// Whether both players are seated and ready and no game is running:
     /// with starts held, the table waits for [`Table::start`].
     pub fn start_pending(&self) -> bool {
-        self.playing.is_none() && self.seats.iter().all(|s| s.seated && s.ready)
+        matches!(
+            self.phase,
+            Phase::Seating([SeatState::Ready, SeatState::Ready])
+        )
     }
 
     /// Starts the pending game, if any (needed only with starts held).
@@ -197,16 +280,13 @@ impl Table {
         if !self.start_pending() {
             return;
         }
-        for state in &mut self.seats {
-            state.idle_deadline = None;
-        }
-        self.playing = Some(Playing {
+        self.phase = Phase::Playing(Box::new(Playing {
             game: Game::new(self.config.rule),
             turn_started: now,
             deadline: now + self.config.turn_time,
             times: Vec::new(),
-        });
-        self.actions.push_back(Action::Started);
+        }));
+        self.actions.push_back(TableAction::Started);
         for seat in Color::ALL {
             self.send(
                 seat,
@@ -225,39 +305,41 @@ impl Table {
 
     /// The seat the next player would get: black if free, else white.
     pub fn free_seat(&self) -> Option<Seat> {
-        Color::ALL
-            .into_iter()
-            .find(|s| !self.seats[s.index()].seated)
+        Color::ALL.into_iter().find(|&s| !self.is_seated(s))
     }
 
     /// Whether a player sits in `seat`.
     pub fn is_seated(&self, seat: Seat) -> bool {
-        self.seats[seat.index()].seated
+        match &self.phase {
+            Phase::Seating(seats) => seats[seat.index()] != SeatState::Empty,
+            Phase::Playing(_) => true,
+        }
     }
 
     /// Whether a game is in progress.
     pub fn in_game(&self) -> bool {
-        self.playing.is_some()
+        matches!(self.phase, Phase::Playing(_))
     }
 
     /// The game in progress, if any.
     pub fn game(&self) -> Option<&Game> {
-        self.playing.as_ref().map(|p| &p.game)
+        match &self.phase {
+            Phase::Playing(p) => Some(&p.game),
+            Phase::Seating(_) => None,
+        }
     }
 
     /// A player whose Connect just arrived takes `seat`; the Connect reply
     /// is queued.
-    pub fn seat(&mut self, seat: Seat, now: Instant) -> Result<(), SeatTaken> {
-        self.timer(now);
-        let state = &mut self.seats[seat.index()];
-        if state.seated {
-            return Err(SeatTaken(seat));
+    pub fn handle_seat(&mut self, seat: Seat, now: Instant) -> Result<(), SeatTaken> {
+        self.handle_timeout(now);
+        let idle_deadline = now + self.config.idle_timeout;
+        match &mut self.phase {
+            Phase::Seating(seats) if seats[seat.index()] == SeatState::Empty => {
+                seats[seat.index()] = SeatState::Waiting { idle_deadline };
+            }
+            _ => return Err(SeatTaken(seat)),
         }
-        *state = SeatState {
-            seated: true,
-            ready: false,
-            idle_deadline: Some(now + self.config.idle_timeout),
-        };
         self.send(
             seat,
             RefereeMsg::Connect {
@@ -269,13 +351,13 @@ impl Table {
     }
 
     /// A whole frame arrived from the player in `seat` at `now`.
-    pub fn frame(&mut self, seat: Seat, frame: [u8; FRAME_LEN], now: Instant) {
-        self.timer(now);
+    pub fn handle_frame(&mut self, seat: Seat, frame: [u8; FRAME_LEN], now: Instant) {
+        self.handle_timeout(now);
         if !self.is_seated(seat) {
             return;
         }
         let msg = PlayerMsg::decode(frame);
-        let Some(playing) = &mut self.playing else {
+        let Phase::Playing(playing) = &mut self.phase else {
             return self.frame_before_start(seat, msg, now);
         };
         let mover = playing.game.side_to_move();
@@ -329,32 +411,51 @@ impl Table {
     }
 
     /// The player in `seat` disconnected (or half-closed its side).
-    pub fn gone(&mut self, seat: Seat, now: Instant) {
-        self.timer(now);
+    pub fn handle_gone(&mut self, seat: Seat, now: Instant) {
+        self.handle_timeout(now);
         if !self.is_seated(seat) {
             return;
         }
-        if self.playing.is_some() {
+        if self.in_game() {
             self.lose(seat, EndReason::Disconnected);
         } else {
             self.release(seat);
         }
     }
 
+    /// The referee is shutting down: a game in progress ends without a
+    /// winner ([`EndReason::Shutdown`], End "draw" to both, its data the
+    /// last stone or 0), and every seat is closed.
+    pub fn handle_shutdown(&mut self, now: Instant) {
+        self.handle_timeout(now);
+        if let Phase::Playing(playing) = &self.phase {
+            let last = playing.game.last_move().map_or(0, Point::to_byte);
+            return self.end(None, EndReason::Shutdown, last);
+        }
+        for seat in Color::ALL {
+            if self.is_seated(seat) {
+                self.release(seat);
+            }
+        }
+    }
+
     /// Time has reached `now`: a move not made by the deadline loses on
     /// time, and a seated player idle too long is dropped. Calling it early
     /// or twice is harmless.
-    pub fn timer(&mut self, now: Instant) {
-        if let Some(playing) = &self.playing {
-            if now >= playing.deadline {
-                let mover = playing.game.side_to_move();
-                self.end(Some(!mover), EndReason::Timeout, END_TIMEOUT);
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let seats = match &self.phase {
+            Phase::Playing(playing) => {
+                if now >= playing.deadline {
+                    let mover = playing.game.side_to_move();
+                    self.end(Some(!mover), EndReason::Timeout, END_TIMEOUT);
+                }
+                return;
             }
-            return;
-        }
+            Phase::Seating(seats) => *seats,
+        };
         for seat in Color::ALL {
-            let state = self.seats[seat.index()];
-            if state.seated && state.idle_deadline.is_some_and(|d| now >= d) {
+            if matches!(seats[seat.index()], SeatState::Waiting { idle_deadline } if now >= idle_deadline)
+            {
                 self.send(
                     seat,
                     RefereeMsg::End {
@@ -367,27 +468,47 @@ impl Table {
         }
     }
 
-    /// When [`Table::timer`] must be called next, if nothing else happens.
-    pub fn next_deadline(&self) -> Option<Instant> {
-        match &self.playing {
-            Some(playing) => Some(playing.deadline),
-            None => self.seats.iter().filter_map(|s| s.idle_deadline).min(),
+    /// When [`Table::handle_timeout`] must be called next, if nothing else
+    /// happens.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match &self.phase {
+            Phase::Playing(playing) => Some(playing.deadline),
+            Phase::Seating(seats) => seats
+                .iter()
+                .filter_map(|s| match s {
+                    SeatState::Waiting { idle_deadline } => Some(*idle_deadline),
+                    _ => None,
+                })
+                .min(),
         }
     }
 
     /// The next action to carry out, oldest first.
-    pub fn poll_action(&mut self) -> Option<Action> {
+    pub fn poll_action(&mut self) -> Option<TableAction> {
         self.actions.pop_front()
     }
 
     fn frame_before_start(&mut self, seat: Seat, msg: Result<PlayerMsg, FrameError>, now: Instant) {
+        let Phase::Seating(seats) = &mut self.phase else {
+            return;
+        };
+        let state = &mut seats[seat.index()];
         match msg {
             Ok(PlayerMsg::Connect) => {}
-            Ok(PlayerMsg::Ready(ready)) => {
-                let state = &mut self.seats[seat.index()];
-                state.ready = ready;
-                state.idle_deadline = (!ready).then(|| now + self.config.idle_timeout);
-                self.start_if_ready(now);
+            Ok(PlayerMsg::Ready(true)) => {
+                *state = SeatState::Ready;
+                if !self.hold_starts {
+                    self.start(now);
+                }
+            }
+            // Withdrawing starts the idle clock; repeating it does not
+            // restart it.
+            Ok(PlayerMsg::Ready(false)) => {
+                if *state == SeatState::Ready {
+                    *state = SeatState::Waiting {
+                        idle_deadline: now + self.config.idle_timeout,
+                    };
+                }
             }
             Ok(PlayerMsg::Put(_)) | Err(_) => {
                 self.send(
@@ -402,19 +523,15 @@ impl Table {
         }
     }
 
-    fn start_if_ready(&mut self, now: Instant) {
-        if !self.hold_starts {
-            self.start(now);
-        }
-    }
-
     /// The player in `seat` loses by an error of its own.
     fn lose(&mut self, seat: Seat, reason: EndReason) {
         self.end(Some(!seat), reason, END_ERROR);
     }
 
     fn end(&mut self, winner: Option<Color>, reason: EndReason, data: u8) {
-        let Some(playing) = self.playing.take() else {
+        let phase = std::mem::replace(&mut self.phase, Phase::Seating([SeatState::Empty; 2]));
+        let Phase::Playing(playing) = phase else {
+            self.phase = phase;
             return;
         };
         for seat in Color::ALL {
@@ -432,24 +549,26 @@ impl Table {
             .copied()
             .zip(playing.times)
             .collect();
-        self.actions.push_back(Action::Ended(GameSummary {
+        self.actions.push_back(TableAction::Ended(GameSummary {
             rule: self.config.rule,
             moves,
             winner,
             reason,
         }));
         for seat in Color::ALL {
-            self.release(seat);
+            self.actions.push_back(TableAction::Close(seat));
         }
     }
 
     fn release(&mut self, seat: Seat) {
-        self.seats[seat.index()] = SeatState::default();
-        self.actions.push_back(Action::Close(seat));
+        if let Phase::Seating(seats) = &mut self.phase {
+            seats[seat.index()] = SeatState::Empty;
+        }
+        self.actions.push_back(TableAction::Close(seat));
     }
 
     fn send(&mut self, seat: Seat, msg: RefereeMsg) {
-        self.actions.push_back(Action::Send(seat, msg));
+        self.actions.push_back(TableAction::Send(seat, msg));
     }
 }
 

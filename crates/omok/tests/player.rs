@@ -3,7 +3,12 @@
 //! nonsense from the referee rejected as a typed error.
 
 use omok::frame::{EndResult, FrameError, PlayerMsg, RefereeMsg};
-use omok::player::{Action, EndReason, MoveError, Notice, Outcome, Phase, ProtocolError, Session};
+use std::time::{Duration, Instant};
+
+use omok::player::{
+    EndReport as EndReason, Limits, MoveError, Notice, Outcome, Phase, ProtocolError, Session,
+    SessionAction as Action,
+};
 use renju::{Color, IllegalMove, Point, Rule};
 
 fn pt(s: &str) -> Point {
@@ -12,6 +17,40 @@ fn pt(s: &str) -> Point {
 
 fn byte(s: &str) -> u8 {
     pt(s).to_byte()
+}
+
+/// The session driven at one instant, its actions collected per event.
+trait Drive {
+    fn open(&mut self) -> Vec<Action>;
+    fn frame(&mut self, frame: [u8; 3]) -> Result<Vec<Action>, ProtocolError>;
+    fn play(&mut self, p: Point) -> Result<Vec<Action>, MoveError>;
+    fn closed(&mut self) -> Result<(), ProtocolError>;
+    fn drain(&mut self) -> Vec<Action>;
+}
+
+impl Drive for Session {
+    fn open(&mut self) -> Vec<Action> {
+        self.handle_open(Instant::now());
+        self.drain()
+    }
+
+    fn frame(&mut self, frame: [u8; 3]) -> Result<Vec<Action>, ProtocolError> {
+        self.handle_frame(frame, Instant::now())?;
+        Ok(self.drain())
+    }
+
+    fn play(&mut self, p: Point) -> Result<Vec<Action>, MoveError> {
+        self.handle_play(p, Instant::now())?;
+        Ok(self.drain())
+    }
+
+    fn closed(&mut self) -> Result<(), ProtocolError> {
+        self.handle_closed(Instant::now())
+    }
+
+    fn drain(&mut self) -> Vec<Action> {
+        std::iter::from_fn(|| self.poll_action()).collect()
+    }
 }
 
 fn sends(actions: &[Action]) -> Vec<PlayerMsg> {
@@ -52,7 +91,7 @@ fn seated(rule: Rule, color: Color) -> Session {
     let mut s = Session::new(rule);
     assert_eq!(sends(&s.open()), [PlayerMsg::Connect]);
     let seat = color.index() as u8;
-    let actions = s.handle_frame([0, seat, 1]).unwrap();
+    let actions = s.frame([0, seat, 1]).unwrap();
     assert_eq!(sends(&actions), [PlayerMsg::Ready(true)]);
     assert!(matches!(only_notice(actions), Notice::Seated(c) if c == color));
     assert_eq!(s.phase(), Phase::Seated);
@@ -64,7 +103,7 @@ fn seated(rule: Rule, color: Color) -> Session {
 fn after(rule: Rule, color: Color, moves: &[&str]) -> Session {
     let mut s = seated(rule, color);
     let start = if color == Color::Black { 0 } else { 1 };
-    s.handle_frame([2, start, 0]).unwrap();
+    s.frame([2, start, 0]).unwrap();
     for (i, m) in moves.iter().enumerate() {
         let mover = if i % 2 == 0 {
             Color::Black
@@ -75,11 +114,11 @@ fn after(rule: Rule, color: Color, moves: &[&str]) -> Session {
             assert_eq!(s.phase(), Phase::OurTurn);
             let actions = s.play(pt(m)).unwrap();
             assert_eq!(sends(&actions), [PlayerMsg::Put(byte(m))]);
-            let n = only_notice(s.handle_frame([2, 1, byte(m)]).unwrap());
+            let n = only_notice(s.frame([2, 1, byte(m)]).unwrap());
             assert!(matches!(n, Notice::TheirTurn(_)));
         } else {
             assert_eq!(s.phase(), Phase::TheirTurn);
-            let n = only_notice(s.handle_frame([2, 0, byte(m)]).unwrap());
+            let n = only_notice(s.frame([2, 0, byte(m)]).unwrap());
             assert!(matches!(n, Notice::OurTurn(_)));
         }
     }
@@ -101,11 +140,11 @@ fn handshake_and_colours() {
     assert_eq!(white.color(), Some(Color::White));
 
     let mut b = black.clone();
-    let n = only_notice(b.handle_frame([2, 0, 0]).unwrap());
+    let n = only_notice(b.frame([2, 0, 0]).unwrap());
     assert!(matches!(n, Notice::OurTurn(g) if g.moves().is_empty()));
     assert_eq!(b.phase(), Phase::OurTurn);
     let mut w = white.clone();
-    let n = only_notice(w.handle_frame([2, 1, 0]).unwrap());
+    let n = only_notice(w.frame([2, 1, 0]).unwrap());
     assert!(matches!(n, Notice::TheirTurn(_)));
     assert_eq!(w.phase(), Phase::TheirTurn);
 }
@@ -114,7 +153,7 @@ fn handshake_and_colours() {
 fn refused_seat() {
     let mut s = Session::new(Rule::Renju);
     s.open();
-    let n = only_notice(s.handle_frame([0, 2, 2]).unwrap());
+    let n = only_notice(s.frame([0, 2, 2]).unwrap());
     assert!(matches!(n, Notice::Refused { seated: 2 }));
     assert_eq!(s.phase(), Phase::Refused);
     assert_eq!(s.closed(), Ok(()));
@@ -124,10 +163,7 @@ fn refused_seat() {
 fn bad_seat_and_bad_start() {
     let mut s = Session::new(Rule::Renju);
     s.open();
-    assert_eq!(
-        s.handle_frame([0, 2, 1]).unwrap_err(),
-        ProtocolError::BadSeat(2)
-    );
+    assert_eq!(s.frame([0, 2, 1]).unwrap_err(), ProtocolError::BadSeat(2));
     assert_eq!(s.phase(), Phase::Failed);
 
     for (color, frame) in [
@@ -137,7 +173,7 @@ fn bad_seat_and_bad_start() {
     ] {
         let mut s = seated(Rule::Renju, color);
         assert_eq!(
-            s.handle_frame(frame).unwrap_err(),
+            s.frame(frame).unwrap_err(),
             ProtocolError::BadStart { frame, color }
         );
     }
@@ -195,12 +231,12 @@ fn unexpected_messages_in_every_phase() {
     let mut moved = after(Rule::Renju, Color::Black, &[]);
     moved.play(pt("h8")).unwrap();
     let mut over = after(Rule::Renju, Color::Black, &[]);
-    over.handle_frame([4, 1, 0]).unwrap();
+    over.frame([4, 1, 0]).unwrap();
     let mut refused = Session::new(Rule::Renju);
     refused.open();
-    refused.handle_frame([0, 2, 2]).unwrap();
+    refused.frame([0, 2, 2]).unwrap();
     let mut failed = seated(Rule::Renju, Color::Black);
-    failed.handle_frame([9, 9, 9]).unwrap_err();
+    failed.frame([9, 9, 9]).unwrap_err();
 
     let cases: Vec<(Session, Vec<[u8; 3]>)> = vec![
         (Session::new(Rule::Renju), vec![connect, update_ours, end]),
@@ -233,7 +269,7 @@ fn unexpected_messages_in_every_phase() {
             let phase = s.phase();
             let msg = RefereeMsg::decode(frame).unwrap();
             assert_eq!(
-                s.handle_frame(frame).unwrap_err(),
+                s.frame(frame).unwrap_err(),
                 ProtocolError::Unexpected { msg, phase },
                 "{frame:?} {phase}"
             );
@@ -247,7 +283,7 @@ fn invalid_frames_are_typed_errors() {
     for frame in [[1, 0, 1], [3, 0, 0x77], [7, 0, 0], [255, 255, 255]] {
         let mut s = after(Rule::Renju, Color::White, &[]);
         assert!(matches!(
-            s.handle_frame(frame).unwrap_err(),
+            s.frame(frame).unwrap_err(),
             ProtocolError::Frame(FrameError::UnknownCommand(_))
         ));
         assert_eq!(s.phase(), Phase::Failed);
@@ -255,7 +291,7 @@ fn invalid_frames_are_typed_errors() {
     for frame in [[0, 0, 0], [0, 1, 3], [2, 2, 0], [4, 3, 0]] {
         let mut s = after(Rule::Renju, Color::White, &[]);
         assert_eq!(
-            s.handle_frame(frame).unwrap_err(),
+            s.frame(frame).unwrap_err(),
             ProtocolError::Frame(FrameError::Invalid(frame))
         );
     }
@@ -266,12 +302,12 @@ fn nonsense_updates() {
     // Opponent's stone off the board, or on an occupied point.
     let mut s = after(Rule::Renju, Color::White, &[]);
     assert_eq!(
-        s.handle_frame([2, 0, 0x7f]).unwrap_err(),
+        s.frame([2, 0, 0x7f]).unwrap_err(),
         ProtocolError::OffBoard(0x7f)
     );
     let mut s = after(Rule::Renju, Color::Black, &["h8"]);
     assert_eq!(
-        s.handle_frame([2, 0, byte("h8")]).unwrap_err(),
+        s.frame([2, 0, byte("h8")]).unwrap_err(),
         ProtocolError::IllegalStone {
             point: pt("h8"),
             rule: Rule::Renju,
@@ -285,9 +321,9 @@ fn nonsense_updates() {
         &["g8", "a1", "i8", "a3", "h7", "a5", "h9"],
     );
     s.play(pt("a7")).unwrap();
-    s.handle_frame([2, 1, byte("a7")]).unwrap();
+    s.frame([2, 1, byte("a7")]).unwrap();
     assert!(matches!(
-        s.handle_frame([2, 0, byte("h8")]).unwrap_err(),
+        s.frame([2, 0, byte("h8")]).unwrap_err(),
         ProtocolError::IllegalStone {
             reason: IllegalMove::Forbidden { .. },
             ..
@@ -297,7 +333,7 @@ fn nonsense_updates() {
     let mut s = after(Rule::Renju, Color::Black, &[]);
     s.play(pt("h8")).unwrap();
     assert_eq!(
-        s.handle_frame([2, 1, byte("h9")]).unwrap_err(),
+        s.frame([2, 1, byte("h9")]).unwrap_err(),
         ProtocolError::WrongAck {
             sent: pt("h8"),
             got: byte("h9")
@@ -306,7 +342,7 @@ fn nonsense_updates() {
     let mut s = after(Rule::Renju, Color::Black, &[]);
     s.play(pt("h8")).unwrap();
     assert!(matches!(
-        s.handle_frame([2, 0, byte("h8")]).unwrap_err(),
+        s.frame([2, 0, byte("h8")]).unwrap_err(),
         ProtocolError::WrongAck { .. }
     ));
     // An Update whose stone makes five: End was due instead.
@@ -316,7 +352,7 @@ fn nonsense_updates() {
         &["a1", "h8", "b1", "h9", "c1", "h10", "d1", "h11"],
     );
     assert_eq!(
-        s.handle_frame([2, 0, byte("e1")]).unwrap_err(),
+        s.frame([2, 0, byte("e1")]).unwrap_err(),
         ProtocolError::UpdateEndsGame(pt("e1"))
     );
     assert_eq!(s.game().moves().len(), 8, "the refused stone is not kept");
@@ -330,7 +366,7 @@ fn black_five_on_an_otherwise_forbidden_point() {
     let white = ["a1", "a3", "a5", "a7", "a9", "a11", "c13", "o1", "o3", "o5"];
     let moves: Vec<&str> = black.iter().zip(white).flat_map(|(b, w)| [*b, w]).collect();
     let mut s = after(Rule::Renju, Color::White, &moves);
-    let o = outcome(s.handle_frame([4, 0, byte("h8")]).unwrap());
+    let o = outcome(s.frame([4, 0, byte("h8")]).unwrap());
     assert_eq!(o.reason, EndReason::Five(pt("h8")));
     assert_eq!(o.game.moves().len(), 21);
     // Without d8 the same stone would be a forbidden double-four.
@@ -359,7 +395,7 @@ fn closed_early_is_an_error_in_every_running_phase() {
         assert_eq!(s.phase(), Phase::Failed);
     }
     let mut over = after(Rule::Renju, Color::Black, &[]);
-    over.handle_frame([4, 0, 1]).unwrap();
+    over.frame([4, 0, 1]).unwrap();
     assert_eq!(over.closed(), Ok(()));
 }
 
@@ -369,7 +405,7 @@ fn five_for_the_mover_and_the_opponent() {
     let moves = ["h8", "a15", "i8", "b15", "j8", "c15", "k8", "d15"];
     let mut black = after(Rule::Renju, Color::Black, &moves);
     black.play(pt("l8")).unwrap();
-    let o = outcome(black.handle_frame([4, 1, byte("l8")]).unwrap());
+    let o = outcome(black.frame([4, 1, byte("l8")]).unwrap());
     assert_eq!(o.color, Color::Black);
     assert_eq!(o.result, EndResult::Won);
     assert_eq!(o.reason, EndReason::Five(pt("l8")));
@@ -379,7 +415,7 @@ fn five_for_the_mover_and_the_opponent() {
     assert_eq!(black.closed(), Ok(()));
 
     let mut white = after(Rule::Renju, Color::White, &moves);
-    let o = outcome(white.handle_frame([4, 0, byte("l8")]).unwrap());
+    let o = outcome(white.frame([4, 0, byte("l8")]).unwrap());
     assert_eq!(o.reason, EndReason::Five(pt("l8")));
     assert_eq!(o.game.board().get(pt("l8")), Some(Color::Black));
     assert_eq!(o.to_string(), "white, lost to five at l8 (9 moves)");
@@ -410,16 +446,16 @@ fn five_at_a1_and_a2_versus_error_and_timeout() {
         // The winner (white) sent the five and reads byte 0/1 as the five.
         let mut white = after(Rule::Renju, Color::White, &moves);
         white.play(pt(last)).unwrap();
-        let o = outcome(white.handle_frame([4, 1, code]).unwrap());
+        let o = outcome(white.frame([4, 1, code]).unwrap());
         assert_eq!(o.reason, EndReason::Five(pt(last)), "{last}");
         // The loser reads it the same way from its board.
         let mut black = after(Rule::Renju, Color::Black, &moves);
-        let o = outcome(black.handle_frame([4, 0, code]).unwrap());
+        let o = outcome(black.frame([4, 0, code]).unwrap());
         assert_eq!(o.reason, EndReason::Five(pt(last)));
 
         // Same bytes where no five is possible: error and timeout.
         let mut black = after(Rule::Renju, Color::Black, &moves[..2]);
-        let o = outcome(black.handle_frame([4, 0, code]).unwrap());
+        let o = outcome(black.frame([4, 0, code]).unwrap());
         let want = if code == 0 {
             EndReason::Error
         } else {
@@ -447,14 +483,14 @@ fn error_and_timeout_in_each_phase() {
             (1, 1, EndReason::Timeout),
         ] {
             let mut s = s.clone();
-            let o = outcome(s.handle_frame([4, result, data]).unwrap());
+            let o = outcome(s.frame([4, result, data]).unwrap());
             assert_eq!(o.reason, reason);
             assert_eq!(s.phase(), Phase::Over);
         }
     }
     let o = outcome(
         after(Rule::Renju, Color::Black, &[])
-            .handle_frame([4, 0, 1])
+            .frame([4, 0, 1])
             .unwrap(),
     );
     assert_eq!(o.to_string(), "black, lost on time (0 moves)");
@@ -484,7 +520,7 @@ fn nonsense_ends() {
         let phase = s.phase();
         let before = s.game().moves().to_vec();
         assert_eq!(
-            s.handle_frame(frame).unwrap_err(),
+            s.frame(frame).unwrap_err(),
             ProtocolError::BadEnd { frame, phase },
             "{frame:?} {phase}"
         );
@@ -515,11 +551,54 @@ fn draw_on_a_full_board() {
     let mover = Color::Black;
     let mut s = after(Rule::Freestyle, mover, &refs);
     s.play(last).unwrap();
-    let o = outcome(s.handle_frame([4, 2, last.to_byte()]).unwrap());
+    let o = outcome(s.frame([4, 2, last.to_byte()]).unwrap());
     assert_eq!(o.reason, EndReason::Draw);
     assert!(o.game.board().is_full());
     let mut other = after(Rule::Freestyle, !mover, &refs);
-    let o = outcome(other.handle_frame([4, 2, last.to_byte()]).unwrap());
+    let o = outcome(other.frame([4, 2, last.to_byte()]).unwrap());
     assert_eq!(o.reason, EndReason::Draw);
     assert!(o.to_string().contains("draw (225 moves)"), "{o}");
+}
+
+#[test]
+fn a_silent_referee_fails_the_session_in_each_waiting_phase() {
+    let limits = Limits {
+        reply: Duration::from_secs(2),
+        their_turn: Duration::from_secs(20),
+        start: Some(Duration::from_secs(60)),
+    };
+    let t0 = Instant::now();
+    let mut s = Session::with_limits(Rule::Renju, limits);
+    s.handle_open(t0);
+    assert_eq!(s.poll_timeout(), Some(t0 + limits.reply));
+    s.handle_timeout(t0 + Duration::from_secs(1)).unwrap();
+    let err = s.handle_timeout(t0 + limits.reply).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the referee sent nothing for 2s while we were waiting for the Connect reply"
+    );
+    assert_eq!((s.phase(), s.poll_timeout()), (Phase::Failed, None));
+
+    // Seated: the start limit; their turn: the turn limit, counted from
+    // the last frame.
+    let mut s = Session::with_limits(Rule::Renju, limits);
+    s.handle_open(t0);
+    s.handle_frame([0, 1, 1], t0).unwrap();
+    assert_eq!(s.poll_timeout(), Some(t0 + Duration::from_secs(60)));
+    let t1 = t0 + Duration::from_secs(5);
+    s.handle_frame([2, 1, 0], t1).unwrap();
+    assert_eq!(s.phase(), Phase::TheirTurn);
+    assert_eq!(s.poll_timeout(), Some(t1 + limits.their_turn));
+    // Our turn: nothing to wait for.
+    s.handle_frame([2, 0, byte("h8")], t1).unwrap();
+    assert_eq!((s.phase(), s.poll_timeout()), (Phase::OurTurn, None));
+    s.handle_play(pt("h9"), t1).unwrap();
+    assert_eq!(s.poll_timeout(), Some(t1 + limits.reply));
+    assert!(matches!(
+        s.handle_timeout(t1 + limits.reply),
+        Err(ProtocolError::Silent {
+            phase: Phase::Moved(_),
+            ..
+        })
+    ));
 }

@@ -11,9 +11,9 @@ use crate::cli::parse_duration;
 use anyhow::{Context, Result, anyhow, bail};
 use engine::{Engine, Player};
 use gomocup::ExternalBrain;
-use omok::client::Connection;
 use omok::frame::EndResult;
-use omok::player::{Notice, Outcome};
+use omok::player::{Limits, Notice, Outcome, Phase};
+use omok_net::client::{CONNECT_TIMEOUT, Connection};
 use renju::{Game, Rule};
 use tracing::{Instrument, info, info_span, warn};
 
@@ -24,6 +24,9 @@ const MIN_MARGIN: Duration = Duration::from_millis(300);
 /// How long a refused bot keeps asking for a seat (the referee may still be
 /// closing the previous game's connections).
 const SEAT_RETRY_FOR: Duration = Duration::from_secs(10);
+/// How long a seated bot waits quietly before saying it waits for an
+/// opponent.
+const WAITING_NOTICE_AFTER: Duration = Duration::from_secs(1);
 /// Pause between two requests for a seat.
 const SEAT_RETRY_EVERY: Duration = Duration::from_millis(250);
 
@@ -51,6 +54,11 @@ pub struct Args {
     /// e.g. "pbrain-rapfi".
     #[arg(long, value_name = "CMD")]
     brain: Option<String>,
+    /// Give up on a referee that takes longer than this to accept the
+    /// connection, answer Connect or acknowledge a move (the opponent gets
+    /// the turn time and this much more).
+    #[arg(long, default_value = "10s", value_parser = parse_duration, value_name = "DUR")]
+    reply_timeout: Duration,
 }
 
 /// Runs `madang omok bot`.
@@ -61,7 +69,9 @@ pub fn run(args: Args) -> Result<()> {
     if think >= args.turn_time {
         warn!(?think, turn_time = ?args.turn_time, "think time leaves no margin for the network");
     }
-    let bot = Bot::new(player, args.rule, think);
+    let mut bot = Bot::new(player, args.rule, think);
+    bot.connect_timeout = args.reply_timeout;
+    bot.limits = Limits::new(args.turn_time, args.reply_timeout);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -80,12 +90,11 @@ pub fn run(args: Args) -> Result<()> {
                 EndResult::Draw => &mut drawn,
             } += 1;
         }
-        if args.games > 1 {
-            println!(
-                "{} games: {won} won, {lost} lost, {drawn} drawn",
-                args.games
-            );
-        }
+        let s = if args.games == 1 { "" } else { "s" };
+        println!(
+            "{} game{s}: {won} won, {lost} lost, {drawn} drawn",
+            args.games
+        );
         Ok(())
     })
 }
@@ -112,6 +121,10 @@ pub(crate) struct Bot {
     engine: Arc<Mutex<Box<dyn Player>>>,
     rule: Rule,
     think: Duration,
+    /// How long to wait for the connection.
+    pub(crate) connect_timeout: Duration,
+    /// How long to wait for the referee.
+    pub(crate) limits: Limits,
 }
 
 impl Bot {
@@ -121,6 +134,8 @@ impl Bot {
             engine: Arc::new(Mutex::new(player)),
             rule,
             think,
+            connect_timeout: CONNECT_TIMEOUT,
+            limits: Limits::default(),
         }
     }
 
@@ -148,10 +163,27 @@ impl Bot {
     }
 
     async fn play_game(&self, addr: &str) -> Result<Option<Outcome>> {
-        let mut conn = Connection::connect(addr, self.rule)
+        let mut conn = Connection::connect_with(addr, self.rule, self.connect_timeout, self.limits)
             .await
             .with_context(|| format!("connecting to {addr}"))?;
-        while let Some(notice) = conn.next_notice().await? {
+        let mut said_waiting = false;
+        loop {
+            // Said without RUST_LOG: a bot may wait long for an opponent,
+            // and must not look hung meanwhile.
+            let next = if conn.session().phase() == Phase::Seated && !said_waiting {
+                tokio::select! {
+                    next = conn.next_notice() => next?,
+                    () = tokio::time::sleep(WAITING_NOTICE_AFTER) => {
+                        let color = conn.session().color().map_or_else(String::new, |c| format!(" as {c}"));
+                        eprintln!("seated{color} at {addr}; waiting for an opponent");
+                        said_waiting = true;
+                        continue;
+                    }
+                }
+            } else {
+                conn.next_notice().await?
+            };
+            let Some(notice) = next else { break };
             match notice {
                 Notice::Seated(color) => {
                     info!(%color, "seated");

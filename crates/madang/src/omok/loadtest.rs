@@ -12,13 +12,14 @@
 //! The players speak raw frames, so what is measured is the referee alone.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::cli::{parse_delay, parse_duration};
 use anyhow::{Context, Result, bail};
 use omok::frame::{EndResult, PlayerMsg, RefereeMsg};
-use omok::server::{Referee, RefereeConfig};
+use omok_net::server::{Referee, RefereeConfig};
 use renju::Point;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -47,6 +48,11 @@ pub struct Args {
     /// 0 skips the phase.
     #[arg(long, default_value_t = 20_000)]
     rtt_samples: usize,
+    /// Instead of the phases above: every one of `--tables` tables ends its
+    /// game in the same instant, first without records, then recording into
+    /// DIR; reports the End latency and the games recorded per second.
+    #[arg(long, value_name = "DIR")]
+    end_together: Option<PathBuf>,
 }
 
 /// Black's five on row 8 against white's stones in column a: nine moves.
@@ -59,6 +65,10 @@ pub fn run(args: Args) -> Result<()> {
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
+        if let Some(dir) = &args.end_together {
+            end_together(args.tables, None).await?;
+            return end_together(args.tables, Some(dir.clone())).await;
+        }
         if args.rtt_samples > 0 {
             round_trips(args.rtt_samples).await?;
         }
@@ -407,6 +417,79 @@ impl std::fmt::Display for Percentiles {
             self.p50, self.p90, self.p99, self.max
         )
     }
+}
+
+/// `tables` games end in the same instant (each black plays off the board);
+/// the time from each losing Put to its End, with or without durable records.
+async fn end_together(tables: usize, record_dir: Option<PathBuf>) -> Result<()> {
+    let recording = record_dir.is_some();
+    let referee = Referee::bind(
+        localhost(),
+        RefereeConfig {
+            tables,
+            turn_time: Duration::from_secs(600),
+            record_dir,
+            ..RefereeConfig::default()
+        },
+    )
+    .await?;
+    let addr = referee.local_addr();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(referee.run_until(async {
+        let _ = stopped.await;
+    }));
+    let mut pairs = Vec::with_capacity(tables);
+    for _ in 0..tables {
+        let mut pair = Vec::with_capacity(2);
+        for seat in 0..2u8 {
+            let mut s = TcpStream::connect(addr).await?;
+            s.set_nodelay(true)?;
+            s.write_all(&[0, 0, 0]).await?;
+            expect(&mut s, [0, seat, 1]).await?;
+            pair.push(s);
+        }
+        for s in &mut pair {
+            s.write_all(&[1, 0, 1]).await?;
+        }
+        expect(&mut pair[0], [2, 0, 0]).await?;
+        expect(&mut pair[1], [2, 1, 0]).await?;
+        pairs.push(pair);
+    }
+    let start = Instant::now();
+    let mut ends = JoinSet::new();
+    for mut pair in pairs {
+        pair[0].write_all(&[3, 0, 0xff]).await?;
+        let sent = Instant::now();
+        ends.spawn(async move {
+            expect(&mut pair[0], [4, 0, 0]).await?;
+            anyhow::Ok(sent.elapsed())
+        });
+    }
+    let mut latencies = Vec::with_capacity(tables);
+    while let Some(latency) = ends.join_next().await {
+        latencies.push(latency??);
+    }
+    let all = start.elapsed();
+    // A graceful stop, so that every SGF is written before the next phase.
+    let _ = stop.send(());
+    server.await??;
+    println!(
+        "{tables} tables ending together, records {}: End latency {}; all ended in {all:?} ({:.0} games/s)",
+        if recording { "on" } else { "off" },
+        Percentiles::of(&mut latencies),
+        tables as f64 / all.as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Reads one frame and checks it.
+async fn expect(s: &mut TcpStream, frame: [u8; 3]) -> Result<()> {
+    let mut buf = [0; 3];
+    s.read_exact(&mut buf).await?;
+    if buf != frame {
+        bail!("expected {frame:?}, got {buf:?}");
+    }
+    Ok(())
 }
 
 fn localhost() -> SocketAddr {

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use crate::cli::parse_duration;
 use anyhow::{Context, Result};
-use omok::server::{Referee, RefereeConfig};
+use omok_net::server::{Referee, RefereeConfig, default_max_connections};
 use renju::Rule;
+use tokio::signal::unix::{SignalKind, signal};
 
 /// Arguments of `madang omok serve`.
 #[derive(clap::Args)]
@@ -29,10 +30,16 @@ pub struct Args {
     /// Exit after this many games have ended.
     #[arg(long)]
     games: Option<u64>,
-    /// Drop a connection that sends no Connect, or a seated player that is
-    /// not ready, after this long.
+    /// Drop a seated player that is not ready after this long.
     #[arg(long, default_value = "5m", value_parser = parse_duration)]
     idle_timeout: Duration,
+    /// Drop a new connection that sends no Connect after this long.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    connect_timeout: Duration,
+    /// The most connections open at once; when full, the oldest connection
+    /// without a seat is dropped. Default: the descriptor limit less a margin.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: Option<u32>,
     /// Record each finished game in DIR/games.jsonl and one DIR/ID.sgf per game.
     #[arg(long, value_name = "DIR")]
     record_dir: Option<PathBuf>,
@@ -47,6 +54,10 @@ pub fn run(args: Args) -> Result<()> {
         tables: args.tables as usize,
         games: args.games,
         idle_timeout: args.idle_timeout,
+        connect_timeout: args.connect_timeout,
+        max_connections: args
+            .max_connections
+            .map_or_else(default_max_connections, |n| n as usize),
         record_dir: args.record_dir,
     };
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
@@ -57,6 +68,19 @@ pub fn run(args: Args) -> Result<()> {
         let mut stdout = std::io::stdout();
         writeln!(stdout, "listening on {}", referee.local_addr())?;
         stdout.flush()?;
-        referee.run().await.context("running the referee")
+        // SIGTERM or SIGINT: stop accepting, end the games in progress
+        // (recorded as `shutdown`), flush the records, exit 0.
+        let mut term = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
+        let shutdown = async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        };
+        referee
+            .run_until(shutdown)
+            .await
+            .context("running the referee")
     })
 }

@@ -33,7 +33,7 @@ impl Harness {
         }
     }
 
-    fn actions(&mut self) -> Vec<Action> {
+    fn actions(&mut self) -> Vec<TableAction> {
         std::iter::from_fn(|| self.table.poll_action()).collect()
     }
 
@@ -42,18 +42,18 @@ impl Harness {
         self.actions()
             .into_iter()
             .map(|a| match a {
-                Action::Send(s, m) => (s, m.encode()),
+                TableAction::Send(s, m) => (s, m.encode()),
                 other => panic!("unexpected {other:?}"),
             })
             .collect()
     }
 
     fn seat(&mut self, seat: Seat) {
-        self.table.seat(seat, self.now).unwrap();
+        self.table.handle_seat(seat, self.now).unwrap();
     }
 
     fn frame(&mut self, seat: Seat, f: [u8; 3]) {
-        self.table.frame(seat, f, self.now);
+        self.table.handle_frame(seat, f, self.now);
     }
 
     fn advance(&mut self, d: Duration) {
@@ -70,7 +70,7 @@ impl Harness {
         let mut a = h.actions();
         assert_eq!(
             a.remove(0),
-            Action::Send(
+            TableAction::Send(
                 B,
                 RefereeMsg::Connect {
                     seat: 0,
@@ -80,7 +80,7 @@ impl Harness {
         );
         assert_eq!(
             a.remove(0),
-            Action::Send(
+            TableAction::Send(
                 W,
                 RefereeMsg::Connect {
                     seat: 1,
@@ -88,11 +88,11 @@ impl Harness {
                 }
             )
         );
-        assert_eq!(a.remove(0), Action::Started);
+        assert_eq!(a.remove(0), TableAction::Started);
         let frames: Vec<_> = a
             .into_iter()
             .map(|a| match a {
-                Action::Send(s, m) => (s, m.encode()),
+                TableAction::Send(s, m) => (s, m.encode()),
                 other => panic!("unexpected {other:?}"),
             })
             .collect();
@@ -117,11 +117,11 @@ impl Harness {
     fn ended(&mut self) -> ([u8; 3], [u8; 3], GameSummary) {
         let a = self.actions();
         let [
-            Action::Send(B, black),
-            Action::Send(W, white),
-            Action::Ended(summary),
-            Action::Close(B),
-            Action::Close(W),
+            TableAction::Send(B, black),
+            TableAction::Send(W, white),
+            TableAction::Ended(summary),
+            TableAction::Close(B),
+            TableAction::Close(W),
         ] = &a[..]
         else {
             panic!("not a game end: {a:?}");
@@ -140,7 +140,7 @@ fn connect_replies_give_black_then_white() {
     assert_eq!(h.table.free_seat(), Some(W));
     h.seat(W);
     assert_eq!(h.table.free_seat(), None);
-    assert_eq!(h.table.seat(B, h.now), Err(SeatTaken(B)));
+    assert_eq!(h.table.handle_seat(B, h.now), Err(SeatTaken(B)));
     assert_eq!(h.sent(), [(B, [0, 0, 1]), (W, [0, 1, 1])]);
 }
 
@@ -273,7 +273,7 @@ fn illegal_puts_lose_with_error() {
 fn disconnect_mid_game_loses() {
     let mut h = Harness::started(Rule::Renju);
     h.play("h8");
-    h.table.gone(W, h.now);
+    h.table.handle_gone(W, h.now);
     let (b, w, s) = h.ended();
     assert_eq!((b, w), ([4, 1, 0], [4, 0, 0]));
     assert_eq!((s.winner, s.reason), (Some(B), EndReason::Disconnected));
@@ -282,13 +282,13 @@ fn disconnect_mid_game_loses() {
 #[test]
 fn clock_is_exact() {
     let mut h = Harness::started(Rule::Renju);
-    assert_eq!(h.table.next_deadline(), Some(h.t0 + TURN));
+    assert_eq!(h.table.poll_timeout(), Some(h.t0 + TURN));
     h.advance(Duration::from_secs(10));
     h.play("h8");
-    assert_eq!(h.table.next_deadline(), Some(h.now + TURN));
+    assert_eq!(h.table.poll_timeout(), Some(h.now + TURN));
     // Just before the limit: still white's move.
     h.advance(TURN - Duration::from_nanos(1));
-    h.table.timer(h.now);
+    h.table.handle_timeout(h.now);
     assert!(h.actions().is_empty());
     h.play("h9");
     // A Put read exactly at the limit is a timeout.
@@ -304,10 +304,10 @@ fn clock_is_exact() {
 fn timer_fires_timeout_for_the_player_to_move() {
     let mut h = Harness::started(Rule::Renju);
     h.advance(TURN + Duration::from_millis(3));
-    h.table.timer(h.now);
+    h.table.handle_timeout(h.now);
     let (b, w, _) = h.ended();
     assert_eq!((b, w), ([4, 0, 1], [4, 1, 1]));
-    assert_eq!(h.table.next_deadline(), None);
+    assert_eq!(h.table.poll_timeout(), None);
 }
 
 #[test]
@@ -345,8 +345,8 @@ fn leaving_before_start_frees_the_seat_and_keeps_the_other_ready() {
     h.seat(W);
     h.frame(W, [1, 0, 1]);
     h.sent();
-    h.table.gone(B, h.now);
-    assert_eq!(h.actions(), [Action::Close(B)]);
+    h.table.handle_gone(B, h.now);
+    assert_eq!(h.actions(), [TableAction::Close(B)]);
     assert_eq!(h.table.free_seat(), Some(B));
     h.seat(B);
     assert_eq!(h.sent(), [(B, [0, 0, 1])]);
@@ -366,14 +366,14 @@ fn bad_frames_before_start_close_only_the_sender() {
         assert_eq!(
             h.actions(),
             [
-                Action::Send(
+                TableAction::Send(
                     B,
                     RefereeMsg::End {
                         result: EndResult::Lost,
                         data: 0
                     }
                 ),
-                Action::Close(B)
+                TableAction::Close(B)
             ]
         );
         assert!(h.table.is_seated(W));
@@ -390,16 +390,25 @@ fn held_starts_wait_for_the_caller() {
     assert!(!h.table.start_pending());
     h.frame(W, [1, 0, 1]);
     assert!(h.table.start_pending() && !h.table.in_game());
-    assert_eq!(h.table.next_deadline(), None);
+    assert_eq!(h.table.poll_timeout(), None);
     h.sent();
     h.table.start(h.now);
     assert!(!h.table.start_pending() && h.table.in_game());
     let a = h.actions();
-    assert_eq!(a[0], Action::Started);
+    assert_eq!(a[0], TableAction::Started);
     assert_eq!(a.len(), 3);
     // Starting again is a no-op.
     h.table.start(h.now);
     assert!(h.actions().is_empty());
+}
+
+/// What dropping an idle seated player looks like.
+fn idle_drop(seat: Seat) -> [TableAction; 2] {
+    let end = RefereeMsg::End {
+        result: EndResult::Lost,
+        data: 1,
+    };
+    [TableAction::Send(seat, end), TableAction::Close(seat)]
 }
 
 #[test]
@@ -410,42 +419,74 @@ fn idle_seated_player_is_dropped() {
     h.seat(W);
     h.frame(W, [1, 0, 1]);
     h.sent();
-    assert_eq!(h.table.next_deadline(), Some(h.t0 + IDLE));
+    assert_eq!(h.table.poll_timeout(), Some(h.t0 + IDLE));
     h.advance(IDLE - Duration::from_secs(100));
-    h.table.timer(h.now);
-    assert_eq!(
-        h.actions(),
-        [
-            Action::Send(
-                B,
-                RefereeMsg::End {
-                    result: EndResult::Lost,
-                    data: 1
-                }
-            ),
-            Action::Close(B)
-        ]
-    );
+    h.table.handle_timeout(h.now);
+    assert_eq!(h.actions(), idle_drop(B));
     // White is ready, so it is never idle.
-    assert_eq!(h.table.next_deadline(), None);
+    assert_eq!(h.table.poll_timeout(), None);
     // Withdrawing Ready restarts the idle clock.
     h.frame(W, [1, 0, 0]);
-    assert_eq!(h.table.next_deadline(), Some(h.now + IDLE));
+    assert_eq!(h.table.poll_timeout(), Some(h.now + IDLE));
+}
+
+#[test]
+fn repeating_ready_0_never_holds_a_seat() {
+    let mut h = Harness::new(Rule::Renju);
+    h.seat(B);
+    h.sent();
+    for _ in 0..10 {
+        h.advance(IDLE / 10 - Duration::from_millis(1));
+        h.frame(B, [1, 0, 0]);
+        assert_eq!(h.table.poll_timeout(), Some(h.t0 + IDLE));
+    }
+    assert!(h.actions().is_empty());
+    h.advance(Duration::from_millis(10));
+    h.table.handle_timeout(h.now);
+    assert_eq!(
+        h.actions(),
+        idle_drop(B),
+        "dropped at the idle limit of its seating"
+    );
+    assert!(!h.table.is_seated(B));
+}
+
+#[test]
+fn shutdown_ends_the_game_without_a_winner() {
+    let mut h = Harness::started(Rule::Renju);
+    h.play("h8");
+    h.table.handle_shutdown(h.now);
+    let (to_black, to_white, s) = h.ended();
+    assert_eq!(to_black, [cmd::END, 2, p("h8")]);
+    assert_eq!(to_white, [cmd::END, 2, p("h8")]);
+    assert_eq!(
+        (s.winner, s.reason, s.moves.len()),
+        (None, EndReason::Shutdown, 1)
+    );
+    assert!(!h.table.in_game() && h.table.free_seat() == Some(B));
+
+    // Between games, shutdown just closes the seats.
+    let mut h = Harness::new(Rule::Renju);
+    h.seat(W);
+    h.sent();
+    h.table.handle_shutdown(h.now);
+    assert_eq!(h.actions(), [TableAction::Close(W)]);
+    assert_eq!(h.table.poll_timeout(), None);
 }
 
 #[test]
 fn events_for_empty_seats_are_ignored() {
     let mut h = Harness::new(Rule::Renju);
     h.frame(B, [3, 0, 0]);
-    h.table.gone(W, h.now);
-    h.table.timer(h.now + IDLE * 2);
+    h.table.handle_gone(W, h.now);
+    h.table.handle_timeout(h.now + IDLE * 2);
     assert!(h.actions().is_empty());
 }
 
 #[test]
 fn next_game_on_the_same_table() {
     let mut h = Harness::started(Rule::Renju);
-    h.table.gone(B, h.now);
+    h.table.handle_gone(B, h.now);
     h.ended();
     h.seat(B);
     h.seat(W);
@@ -507,24 +548,24 @@ mod fuzz {
                 match e {
                     Event::Seat(w) => {
                         let s = seat(w);
-                        prop_assert_eq!(h.table.seat(s, h.now).is_ok(), !seated[s.index()]);
+                        prop_assert_eq!(h.table.handle_seat(s, h.now).is_ok(), !seated[s.index()]);
                     }
                     Event::Frame(w, f) => h.frame(seat(w), f),
-                    Event::Gone(w) => h.table.gone(seat(w), h.now),
+                    Event::Gone(w) => h.table.handle_gone(seat(w), h.now),
                     Event::Wait(ms) => {
                         h.advance(Duration::from_millis(ms));
-                        h.table.timer(h.now);
+                        h.table.handle_timeout(h.now);
                     }
                     Event::Start => h.table.start(h.now),
                 }
                 let mut ends = 0;
                 for a in h.actions() {
                     match a {
-                        Action::Send(s, RefereeMsg::Connect { accepted: true, .. }) => {
+                        TableAction::Send(s, RefereeMsg::Connect { accepted: true, .. }) => {
                             prop_assert!(!seated[s.index()]);
                             seated[s.index()] = true;
                         }
-                        Action::Send(s, msg) => {
+                        TableAction::Send(s, msg) => {
                             prop_assert!(seated[s.index()], "{:?} to an empty seat", msg);
                             if let RefereeMsg::End { .. } = msg {
                                 ends += 1;
@@ -532,15 +573,15 @@ mod fuzz {
                                 prop_assert!(in_game, "{:?} outside a game", msg);
                             }
                         }
-                        Action::Close(s) => {
+                        TableAction::Close(s) => {
                             prop_assert!(seated[s.index()]);
                             seated[s.index()] = false;
                         }
-                        Action::Started => {
+                        TableAction::Started => {
                             prop_assert!(!in_game && seated == [true, true]);
                             in_game = true;
                         }
-                        Action::Ended(summary) => {
+                        TableAction::Ended(summary) => {
                             prop_assert!(in_game && ends == 2);
                             prop_assert!(summary.moves.len() <= renju::NUM_POINTS);
                             in_game = false;
@@ -553,7 +594,7 @@ mod fuzz {
                     prop_assert_eq!(h.table.is_seated(s), seated[s.index()]);
                 }
                 if in_game {
-                    prop_assert!(h.table.next_deadline().is_some_and(|d| d > h.now));
+                    prop_assert!(h.table.poll_timeout().is_some_and(|d| d > h.now));
                 }
             }
         }

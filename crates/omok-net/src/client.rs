@@ -8,8 +8,8 @@
 //! client both use it; one connection plays one game.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), omok::client::ClientError> {
-//! use omok::client::Connection;
+//! # async fn demo() -> Result<(), omok_net::client::ClientError> {
+//! use omok_net::client::Connection;
 //! use omok::player::Notice;
 //!
 //! let mut conn = Connection::connect("127.0.0.1:9000", renju::Rule::Renju).await?;
@@ -26,30 +26,51 @@
 
 use std::collections::VecDeque;
 use std::io;
+use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use renju::{Point, Rule};
 use thiserror::Error;
 use tokio::net::{TcpStream, ToSocketAddrs};
+use tokio::time::{Instant, timeout_at};
 use tokio_util::codec::Framed;
 use tracing::{Span, debug, info_span};
 
 use crate::codec::FrameCodec;
-use crate::frame::PlayerMsg;
-use crate::player::{Action, MoveError, Notice, Phase, ProtocolError, Session};
+use omok::frame::PlayerMsg;
+use omok::player::{Limits, MoveError, Notice, Phase, ProtocolError, Session, SessionAction};
 
-/// Why a connection failed.
+/// How long a connection may take to be made, by default.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a connection failed. Inner errors are shown in the message, not
+/// chained as sources, so that each is printed once.
 #[derive(Debug, Error)]
 pub enum ClientError {
     /// Reading or writing the socket failed.
     #[error("network error: {0}")]
-    Io(#[from] io::Error),
+    Io(io::Error),
+    /// The connection was not made in time.
+    #[error("no connection after {0:?}")]
+    ConnectTimeout(Duration),
     /// The referee broke the protocol or closed the connection early.
     #[error("protocol error: {0}")]
-    Protocol(#[from] ProtocolError),
+    Protocol(ProtocolError),
     /// The point cannot be played now (nothing was sent).
     #[error(transparent)]
     Move(#[from] MoveError),
+}
+
+impl From<io::Error> for ClientError {
+    fn from(e: io::Error) -> ClientError {
+        ClientError::Io(e)
+    }
+}
+
+impl From<ProtocolError> for ClientError {
+    fn from(e: ProtocolError) -> ClientError {
+        ClientError::Protocol(e)
+    }
 }
 
 /// One connection to a referee, for one game.
@@ -65,29 +86,51 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Connects to the referee at `addr` to play a game under `rule`.
+    /// Connects to the referee at `addr` to play a game under `rule`, with
+    /// [`CONNECT_TIMEOUT`] and the default [`Limits`].
     pub async fn connect(addr: impl ToSocketAddrs, rule: Rule) -> Result<Connection, ClientError> {
-        let stream = TcpStream::connect(addr).await?;
-        Ok(Connection::new(stream, rule))
+        Connection::connect_with(addr, rule, CONNECT_TIMEOUT, Limits::default()).await
     }
 
-    /// Plays over an already connected socket.
+    /// Connects to the referee at `addr` to play a game under `rule`,
+    /// waiting `connect_timeout` for the connection and then for the
+    /// referee no longer than `limits` say.
+    pub async fn connect_with(
+        addr: impl ToSocketAddrs,
+        rule: Rule,
+        connect_timeout: Duration,
+        limits: Limits,
+    ) -> Result<Connection, ClientError> {
+        let stream = tokio::time::timeout(connect_timeout, TcpStream::connect(addr))
+            .await
+            .map_err(|_| ClientError::ConnectTimeout(connect_timeout))??;
+        Ok(Connection::with_session(
+            stream,
+            Session::with_limits(rule, limits),
+        ))
+    }
+
+    /// Plays over an already connected socket, with the default [`Limits`].
     pub fn new(stream: TcpStream, rule: Rule) -> Connection {
+        Connection::with_session(stream, Session::new(rule))
+    }
+
+    fn with_session(stream: TcpStream, session: Session) -> Connection {
         // Frames are tiny and every one matters to the clock.
         let _ = stream.set_nodelay(true);
         let span = match stream.peer_addr() {
-            Ok(peer) => info_span!("omok_player", %peer, %rule),
-            Err(_) => info_span!("omok_player", %rule),
+            Ok(peer) => info_span!("omok_player", %peer, rule = %session.game().rule()),
+            Err(_) => info_span!("omok_player", rule = %session.game().rule()),
         };
         let mut conn = Connection {
             framed: Framed::new(stream, FrameCodec),
-            session: Session::new(rule),
+            session,
             outbox: VecDeque::new(),
             notices: VecDeque::new(),
             span,
         };
-        let actions = conn.session.open();
-        conn.queue(actions);
+        conn.session.handle_open(std::time::Instant::now());
+        conn.queue();
         conn
     }
 
@@ -113,17 +156,30 @@ impl Connection {
             ) {
                 return Ok(None);
             }
-            match self.framed.next().await {
+            let read = match self.session.poll_timeout() {
+                Some(deadline) => {
+                    match timeout_at(Instant::from_std(deadline), self.framed.next()).await {
+                        Ok(read) => read,
+                        Err(_) => {
+                            self.session.handle_timeout(deadline)?;
+                            continue;
+                        }
+                    }
+                }
+                None => self.framed.next().await,
+            };
+            let now = std::time::Instant::now();
+            match read {
                 Some(Ok(frame)) => {
                     let _guard = self.span.enter();
                     debug!(?frame, "received");
-                    let actions = self.session.handle_frame(frame)?;
+                    self.session.handle_frame(frame, now)?;
                     drop(_guard);
-                    self.queue(actions);
+                    self.queue();
                 }
                 Some(Err(e)) => return Err(e.into()),
                 None => {
-                    self.session.closed()?;
+                    self.session.handle_closed(now)?;
                     return Ok(None);
                 }
             }
@@ -133,17 +189,18 @@ impl Connection {
     /// Plays `p` on our turn. An illegal point or a move out of turn is
     /// refused locally with [`ClientError::Move`] and nothing is sent.
     pub async fn play(&mut self, p: Point) -> Result<(), ClientError> {
-        let actions = self.session.play(p)?;
+        self.session.handle_play(p, std::time::Instant::now())?;
         self.span.in_scope(|| debug!(%p, "playing"));
-        self.queue(actions);
+        self.queue();
         self.flush_outbox().await
     }
 
-    fn queue(&mut self, actions: Vec<Action>) {
-        for action in actions {
+    /// Takes the session's actions into the outbox and the notices.
+    fn queue(&mut self) {
+        while let Some(action) = self.session.poll_action() {
             match action {
-                Action::Send(msg) => self.outbox.push_back(msg),
-                Action::Notify(notice) => self.notices.push_back(notice),
+                SessionAction::Send(msg) => self.outbox.push_back(msg),
+                SessionAction::Notify(notice) => self.notices.push_back(notice),
             }
         }
     }

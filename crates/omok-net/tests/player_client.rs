@@ -1,11 +1,11 @@
-//! `omok::client::Connection` over real loopback TCP against a scripted
+//! `omok_net::client::Connection` over real loopback TCP against a scripted
 //! referee written here, which plays the referee's part of `omok-wire.md`
 //! and sends its frames split byte by byte or several in one write.
 
 use futures::FutureExt;
-use omok::client::{ClientError, Connection};
 use omok::frame::EndResult;
-use omok::player::{EndReason, MoveError, Notice, Phase, ProtocolError};
+use omok::player::{EndReport as EndReason, MoveError, Notice, Phase, ProtocolError};
+use omok_net::client::{ClientError, Connection};
 use renju::{Color, IllegalMove, Point, Rule};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

@@ -7,11 +7,11 @@
 use bytes::{Buf, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
 
-use crate::frame::FRAME_LEN;
+use omok::frame::FRAME_LEN;
 
 /// Frames raw 3-byte messages; interpretation is left to
-/// [`PlayerMsg::decode`](crate::frame::PlayerMsg::decode) and
-/// [`RefereeMsg::decode`](crate::frame::RefereeMsg::decode).
+/// [`PlayerMsg::decode`](omok::frame::PlayerMsg::decode) and
+/// [`RefereeMsg::decode`](omok::frame::RefereeMsg::decode).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct FrameCodec;
 

@@ -5,7 +5,8 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use omok::records::GameRecord;
-use omok::server::{Referee, RefereeConfig};
+use omok::referee::EndReason;
+use omok_net::server::{Referee, RefereeConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -231,7 +232,7 @@ async fn forbidden_point_depends_on_the_rule() {
 
 #[tokio::test]
 async fn a_full_board_is_a_draw() {
-    let text = include_str!("data/draw-freestyle.txt");
+    let text = include_str!("../../omok/tests/data/draw-freestyle.txt");
     let moves = text.lines().find(|l| !l.starts_with('#')).unwrap();
     let (most, last) = moves.rsplit_once(' ').unwrap();
     let addr = serve(RefereeConfig {
@@ -337,6 +338,7 @@ async fn before_the_start() {
 async fn idle_players_and_silent_connections_are_dropped() {
     let addr = serve(RefereeConfig {
         idle_timeout: Duration::from_millis(150),
+        connect_timeout: Duration::from_millis(150),
         ..RefereeConfig::default()
     })
     .await;
@@ -523,29 +525,28 @@ async fn records_of_finished_games() {
     let games = GameRecord::from_jsonl(&text).unwrap();
     assert_eq!(games.len(), 2);
     let five = &games[0];
-    assert_eq!(five.rule, "renju");
+    assert_eq!(five.rule, Rule::Renju);
     assert_eq!(
-        (five.result.as_str(), five.reason.as_str()),
-        ("black", "five")
+        (five.winner, five.reason),
+        (Some(Color::Black), EndReason::Five)
     );
-    let points: Vec<String> = five.moves.iter().map(|m| m.point.clone()).collect();
+    let points: Vec<String> = five.moves.iter().map(|m| m.point.to_string()).collect();
     assert_eq!(points.join(" "), format!("{FIVE} l8"));
     assert!(
         five.moves
             .iter()
-            .all(|m| m.seconds.is_some_and(|s| s < 1.0))
+            .all(|m| m.millis.is_some_and(|ms| ms < 1000))
     );
     let black_addr: SocketAddr = five.black.parse().unwrap();
     assert!(black_addr.ip().is_loopback());
     let timeout = &games[1];
     assert_eq!(
-        (timeout.result.as_str(), timeout.reason.as_str()),
-        ("black", "timeout")
+        (timeout.winner, timeout.reason),
+        (Some(Color::Black), EndReason::Timeout)
     );
 
     let sgf = GameRecord::read(&dir.join(format!("{}.sgf", five.id)), None).unwrap();
-    assert_eq!(sgf.points().unwrap(), five.points().unwrap());
-    assert_eq!(sgf.result, "black");
+    assert_eq!(&sgf, five);
     let text = std::fs::read_to_string(dir.join(format!("{}.sgf", five.id))).unwrap();
     assert!(
         text.contains("SZ[15]RU[4]") && text.contains("RE[B+]"),
@@ -556,5 +557,141 @@ async fn records_of_finished_games() {
         .final_board()
         .unwrap();
     assert_eq!(board.stone_count(), 9);
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn repeated_ready_0_does_not_hold_a_seat() {
+    let addr = serve(RefereeConfig {
+        idle_timeout: Duration::from_millis(300),
+        ..RefereeConfig::default()
+    })
+    .await;
+    let mut stubborn = Client::seated(addr, 0).await;
+    let started = Instant::now();
+    let (mut reader, mut writer) = stubborn.0.split();
+    let dropped = async {
+        let mut frame = [0; 3];
+        let insist = async {
+            // Ready(0) every 50 ms, far more often than the idle limit.
+            while writer.write_all(&[1, 0, 0]).await.is_ok() {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            std::future::pending::<()>().await;
+        };
+        tokio::select! {
+            read = reader.read_exact(&mut frame) => read.map(|_| frame).unwrap(),
+            () = insist => unreachable!(),
+        }
+    };
+    let frame = tokio::time::timeout(PATIENCE, dropped)
+        .await
+        .expect("never dropped");
+    assert_eq!(frame, [4, 0, 1]);
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn silent_connections_beyond_the_cap_never_lock_players_out() {
+    let addr = serve(RefereeConfig {
+        max_connections: 8,
+        connect_timeout: Duration::from_secs(60),
+        ..RefereeConfig::default()
+    })
+    .await;
+    let mut silent = Vec::new();
+    for _ in 0..20 {
+        silent.push(Client::open(addr).await);
+    }
+    // A fresh pair is seated and plays at once.
+    let (mut black, mut white) = tokio::time::timeout(PATIENCE, game(addr))
+        .await
+        .expect("a fresh pair is seated despite the silent crowd");
+    play(&mut black, &mut white, FIVE).await;
+    black.send(&[3, 0, p("l8")]).await;
+    black.expect([4, 1, p("l8")]).await;
+    white.expect([4, 0, p("l8")]).await;
+    // The oldest silent ones were dropped to make room.
+    silent[0].expect_closed().await;
+}
+
+#[tokio::test]
+async fn the_record_is_on_disk_when_end_arrives() {
+    let dir = std::env::temp_dir().join(format!("omok-durable-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let addr = serve(RefereeConfig {
+        tables: 3,
+        record_dir: Some(dir.clone()),
+        ..RefereeConfig::default()
+    })
+    .await;
+    let mut pairs = Vec::new();
+    for _ in 0..3 {
+        let (mut black, mut white) = game(addr).await;
+        play(&mut black, &mut white, FIVE).await;
+        pairs.push((black, white));
+    }
+    // Three games end together.
+    for (black, _) in &mut pairs {
+        black.send(&[3, 0, p("l8")]).await;
+    }
+    for (black, _) in &mut pairs {
+        black.expect([4, 1, p("l8")]).await;
+    }
+    let text = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    let games = GameRecord::from_jsonl(&text).unwrap();
+    assert_eq!(games.len(), 3, "every game ended is recorded before End");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn shutdown_ends_games_records_them_and_returns() {
+    let dir = std::env::temp_dir().join(format!("omok-shutdown-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let referee = Referee::bind(
+        "127.0.0.1:0".parse().unwrap(),
+        RefereeConfig {
+            tables: 2,
+            record_dir: Some(dir.clone()),
+            ..RefereeConfig::default()
+        },
+    )
+    .await
+    .unwrap();
+    let addr = referee.local_addr();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let run = tokio::spawn(referee.run_until(async {
+        let _ = stopped.await;
+    }));
+    let (mut black, mut white) = game(addr).await;
+    play(&mut black, &mut white, "h8 a1").await;
+    let mut waiting = Client::seated(addr, 0).await;
+    stop.send(()).unwrap();
+    black.expect([4, 2, p("a1")]).await;
+    white.expect([4, 2, p("a1")]).await;
+    black.expect_closed().await;
+    waiting.expect_closed().await;
+    tokio::time::timeout(PATIENCE, run)
+        .await
+        .expect("run_until returns after shutdown")
+        .unwrap()
+        .unwrap();
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "no longer accepting"
+    );
+    let text = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    let games = GameRecord::from_jsonl(&text).unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(
+        (games[0].winner, games[0].reason, games[0].moves.len()),
+        (None, EndReason::Shutdown, 2)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
