@@ -71,6 +71,8 @@ pub enum EndReason {
     Draw,
     /// The referee shut down mid-game: the game ends without a winner.
     Shutdown,
+    /// A player resigned (a person at a board; never on the 3-byte wire).
+    Resigned,
     /// The record does not say (a record from another program).
     Unknown,
 }
@@ -90,12 +92,13 @@ impl EndReason {
             EndReason::Disconnected => "disconnected",
             EndReason::Draw => "draw",
             EndReason::Shutdown => "shutdown",
+            EndReason::Resigned => "resignation",
             EndReason::Unknown => "unknown",
         }
     }
 
     /// Every reason but `Forbidden`, which carries its kind.
-    pub(crate) const PLAIN: [EndReason; 11] = [
+    pub(crate) const PLAIN: [EndReason; 12] = [
         EndReason::Five,
         EndReason::Timeout,
         EndReason::OffBoard,
@@ -106,6 +109,7 @@ impl EndReason {
         EndReason::Disconnected,
         EndReason::Draw,
         EndReason::Shutdown,
+        EndReason::Resigned,
         EndReason::Unknown,
     ];
 }

@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::clock::{Clock, TimeControl};
 use crate::frame::{FRAME_LEN, PlayerMsg};
-use crate::referee::{Action, EndReason, Table, TableConfig};
+use crate::referee::{EndReason, Table, TableAction as Action, TableConfig};
 
 /// A connection in the room, numbered by the host.
 pub type ClientId = u64;
@@ -432,7 +432,7 @@ impl Room {
         let table = if self.table.in_game() {
             None
         } else {
-            self.table.next_deadline()
+            self.table.poll_timeout()
         };
         clock
             .into_iter()
@@ -447,15 +447,15 @@ impl Room {
     pub fn handle_timeout(&mut self, now: Instant) {
         if let Phase::Playing { clock, .. } = &self.phase
             && clock.flagged(now).is_some()
-            && let Some(deadline) = self.table.next_deadline()
+            && let Some(deadline) = self.table.poll_timeout()
         {
             // The table's own clock never fires: advance it to its deadline
             // so that the table ends the game on time, as it adjudicates.
-            self.table.timer(deadline);
+            self.table.handle_timeout(deadline);
             self.drain_table(now);
         }
         if !self.table.in_game() {
-            self.table.timer(now);
+            self.table.handle_timeout(now);
             self.drain_table(now);
         }
         for seat in 0..2 {
@@ -734,9 +734,9 @@ impl Room {
     /// table at once (they need no Ready of their own).
     fn sit_down(&mut self, seat: usize, now: Instant) {
         let color = self.color_of(seat);
-        if self.table.seat(color, now).is_ok() {
+        if self.table.handle_seat(color, now).is_ok() {
             self.table
-                .frame(color, PlayerMsg::Ready(true).encode(), now);
+                .handle_frame(color, PlayerMsg::Ready(true).encode(), now);
         }
         self.drain_table(now);
     }
@@ -745,7 +745,7 @@ impl Room {
         if let Some(seat) = (0..2).find(
             |&s| matches!(&self.seats[s], Some(Occupant::Bot { client, .. }) if *client == from),
         ) {
-            self.table.gone(self.color_of(seat), now);
+            self.table.handle_gone(self.color_of(seat), now);
             self.drain_table(now);
             return;
         }
@@ -766,7 +766,7 @@ impl Room {
     fn vacate(&mut self, seat: usize, now: Instant) {
         let color = self.color_of(seat);
         if self.table.is_seated(color) {
-            self.table.gone(color, now);
+            self.table.handle_gone(color, now);
             self.drain_table(now);
         }
         self.seats[seat] = None;
@@ -790,7 +790,7 @@ impl Room {
                 if let Ok(PlayerMsg::Put(_)) = PlayerMsg::decode(frame) {
                     self.charge_move(color, now);
                 }
-                self.table.frame(color, frame, now);
+                self.table.handle_frame(color, frame, now);
             }
             None if matches!(PlayerMsg::decode(frame), Ok(PlayerMsg::Connect)) => {
                 // Black first, as on the referee port.
@@ -803,7 +803,7 @@ impl Room {
                             client: from,
                             name: format!("program {from}"),
                         });
-                        if self.table.seat(self.color_of(seat), now).is_err() {
+                        if self.table.handle_seat(self.color_of(seat), now).is_err() {
                             self.seats[seat] = None;
                             self.outputs.push_back(Output::Close(from));
                         }
@@ -847,7 +847,7 @@ impl Room {
     fn play(&mut self, color: Color, point: Point, now: Instant) {
         self.charge_move(color, now);
         self.table
-            .frame(color, PlayerMsg::Put(point.to_byte()).encode(), now);
+            .handle_frame(color, PlayerMsg::Put(point.to_byte()).encode(), now);
         self.drain_table(now);
     }
 
@@ -984,8 +984,8 @@ impl Room {
         let mut table = Table::new(*self.table.config());
         for color in Color::ALL {
             // A fresh table has both seats free.
-            let _ = table.seat(color, now);
-            table.frame(color, PlayerMsg::Ready(true).encode(), now);
+            let _ = table.handle_seat(color, now);
+            table.handle_frame(color, PlayerMsg::Ready(true).encode(), now);
         }
         for (i, p) in keep.iter().enumerate() {
             let color = if i % 2 == 0 {
@@ -993,7 +993,7 @@ impl Room {
             } else {
                 Color::White
             };
-            table.frame(color, PlayerMsg::Put(p.to_byte()).encode(), now);
+            table.handle_frame(color, PlayerMsg::Put(p.to_byte()).encode(), now);
         }
         while table.poll_action().is_some() {}
         self.table = table;
@@ -1074,7 +1074,7 @@ impl Room {
         self.conclude(moves, winner, reason.to_owned(), now);
         if self.has_bot() {
             let loser = winner.map_or(Color::Black, |w| !w);
-            table.gone(loser, now);
+            table.handle_gone(loser, now);
             self.forward_bot_actions(&mut table);
         }
     }

@@ -169,10 +169,12 @@ impl NewGame {
     pub(crate) fn omok(record: &GameRecord, tournament: Option<&str>) -> Result<NewGame> {
         Ok(NewGame {
             kind: GameKind::Omok,
-            rule: record.rule.clone(),
+            rule: record.rule.to_string(),
             players: vec![record.black.clone(), record.white.clone()],
-            result: record.result.clone(),
-            reason: record.reason.clone(),
+            result: record
+                .winner
+                .map_or_else(|| "draw".to_owned(), |c| c.to_string()),
+            reason: record.reason.to_string(),
             tournament: tournament.map(str::to_owned),
             record: to_json(record)?,
         })

@@ -48,19 +48,20 @@ fn unique(prefix: &str) -> String {
 fn omok_record(black: &str, white: &str) -> GameRecord {
     GameRecord {
         id: "1700000000000-t1-1".to_owned(),
-        rule: "renju".to_owned(),
+        rule: renju::Rule::Renju,
         black: black.to_owned(),
         white: white.to_owned(),
         started_unix_ms: 1_700_000_000_000,
+        setup: Vec::new(),
         moves: ["h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9", "l8"]
             .iter()
             .map(|p| MoveRecord {
-                point: (*p).to_owned(),
-                seconds: Some(0.25),
+                point: p.parse().unwrap(),
+                millis: Some(250),
             })
             .collect(),
-        result: "black".to_owned(),
-        reason: "five".to_owned(),
+        winner: Some(renju::Color::Black),
+        reason: omok::referee::EndReason::Five,
     }
 }
 

@@ -299,15 +299,16 @@ where
                 Output::Think(request) => computer.ask(request),
                 Output::Ended(finished) => {
                     let name = settings.engine_name();
-                    app.view.saved =
-                        Some(match record::save(&settings.record_dir, &finished, &name) {
+                    app.view.saved = Some(
+                        match record::save(&settings.record_dir, &finished, &name).await {
                             Ok(path) => {
                                 let shown = format!("Saved {}", path.display());
                                 saved.push(path);
                                 shown
                             }
                             Err(e) => format!("Not saved: {e:#}"),
-                        });
+                        },
+                    );
                 }
             }
         }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use crossterm::event::{Event, EventStream, KeyCode, KeyEventKind, KeyModifiers};
 use futures::StreamExt;
-use omok::records::{GameRecord, RecordError};
+use omok::records::{GameRecord, RecordError, shown};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color as Tint, Style};
@@ -49,52 +49,40 @@ struct Replay {
 /// records API.
 fn replay(record: &GameRecord) -> Result<Replay> {
     let moves = record
-        .points()?
-        .into_iter()
+        .moves
+        .iter()
         .enumerate()
-        .map(|(i, p)| {
-            let colour = if i % 2 == 0 {
-                Color::Black
-            } else {
-                Color::White
-            };
-            (p, colour)
-        })
+        .map(|(i, m)| (m.point, record.color_of_move(i)))
         .collect();
-    let outcome = match record.result.as_str() {
-        "draw" => "draw".to_owned(),
-        winner => format!("{winner} won"),
+    let outcome = match record.winner {
+        None => "draw".to_owned(),
+        Some(winner) => format!("{winner} won"),
     };
     let id = if record.id.is_empty() {
         "-"
     } else {
         &record.id
     };
+    let last = record
+        .moves
+        .last()
+        .map_or_else(|| "-".to_owned(), |m| m.point.to_string());
     Ok(Replay {
         header: vec![
             format!("game {id} ({})", record.rule),
             format!("black (X) {}  vs  white (O) {}", record.black, record.white),
             format!(
-                "{outcome} ({}) after {} moves, last {}",
+                "{outcome} ({}) after {} moves, last {last}",
                 record.reason,
                 record.moves.len(),
-                record.moves.last().map_or("-", |m| m.point.as_str())
             ),
         ]
         .into_iter()
-        .map(|l| clean(&l))
+        .map(|l| shown(&l))
         .collect(),
-        setup: Vec::new(),
+        setup: record.setup.clone(),
         moves,
     })
-}
-
-/// Text from a file, with control characters replaced so that it cannot
-/// drive the terminal.
-fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
 }
 
 impl Replay {

@@ -8,7 +8,7 @@ use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
 };
 use omok::frame::EndResult;
-use omok::player::{EndReason, MoveError, Notice};
+use omok::player::{EndReport as EndReason, MoveError, Notice};
 use ratatui::layout::{Position, Rect};
 use renju::{Color, Point, Rule, SIZE};
 

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{Context, Result};
-use omok::records::{GameRecord, MoveRecord, Recorder};
+use omok::records::{GameRecord, MoveRecord};
+use omok_net::recorder::Recorder;
 use renju::Color;
 
 use super::versus::Finished;
@@ -29,7 +30,7 @@ pub(crate) fn default_dir() -> PathBuf {
 }
 
 /// Writes `game` to `dir`; returns the SGF file's path.
-pub(crate) fn save(dir: &Path, game: &Finished, engine: &str) -> Result<PathBuf> {
+pub(crate) async fn save(dir: &Path, game: &Finished, engine: &str) -> Result<PathBuf> {
     let started_unix_ms = game
         .started
         .duration_since(SystemTime::UNIX_EPOCH)
@@ -41,29 +42,31 @@ pub(crate) fn save(dir: &Path, game: &Finished, engine: &str) -> Result<PathBuf>
     let id = format!("{started_unix_ms}-local");
     let record = GameRecord {
         id: id.clone(),
-        rule: game.game.rule().name().to_owned(),
+        rule: game.game.rule(),
         black,
         white,
         started_unix_ms,
+        setup: Vec::new(),
         moves: game
             .game
             .moves()
             .iter()
             .zip(&game.times)
             .map(|(p, took)| MoveRecord {
-                point: p.to_string(),
-                seconds: Some((took.as_secs_f64() * 1e3).round() / 1e3),
+                point: *p,
+                millis: Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
             })
             .collect(),
-        result: game
-            .ending
-            .winner()
-            .map_or_else(|| "draw".to_owned(), |c| c.to_string()),
-        reason: game.ending.reason().to_owned(),
+        winner: game.ending.winner(),
+        reason: game.ending.reason(),
     };
-    let mut recorder = Recorder::open(dir).with_context(|| format!("opening {}", dir.display()))?;
-    recorder
-        .append(&record)
+    let recorder = Recorder::open(dir).with_context(|| format!("opening {}", dir.display()))?;
+    let committed = recorder.record(record);
+    let saved = committed.await;
+    // Waits for the SGF file too, so its path is real when shown.
+    recorder.finish().await?;
+    saved
+        .context("the record writer stopped")?
         .with_context(|| format!("saving the game in {}", dir.display()))?;
     Ok(dir.join(format!("{id}.sgf")))
 }
@@ -74,11 +77,13 @@ mod tests {
 
     use renju::{Game, Rule};
 
+    use omok::referee::EndReason;
+
     use super::super::versus::Ending;
     use super::*;
 
-    #[test]
-    fn saved_as_sgf_and_json_line() {
+    #[tokio::test]
+    async fn saved_as_sgf_and_json_line() {
         let dir = std::env::temp_dir().join(format!("madang-play-record-{}", std::process::id()));
         let moves = ["h8", "h9", "i8"].map(|m| m.parse().unwrap());
         let finished = Finished {
@@ -88,16 +93,16 @@ mod tests {
             times: vec![Duration::from_millis(1500); 3],
             started: SystemTime::UNIX_EPOCH + Duration::from_secs(1),
         };
-        let sgf = save(&dir, &finished, "madang easy").unwrap();
+        let sgf = save(&dir, &finished, "madang easy").await.unwrap();
         assert_eq!(sgf, dir.join("1000-local.sgf"));
         let back = GameRecord::read(&sgf, None).unwrap();
         assert_eq!(back.black, "madang easy");
         assert_eq!(back.white, "you");
-        assert_eq!(back.result, "black");
+        assert_eq!(back.winner, Some(Color::Black));
         assert_eq!(back.moves.len(), 3);
         let line = GameRecord::read(&dir.join("games.jsonl"), Some("1000-local")).unwrap();
-        assert_eq!(line.reason, "resignation");
-        assert_eq!(line.moves[2].seconds, Some(1.5));
+        assert_eq!(line.reason, EndReason::Resigned);
+        assert_eq!(line.moves[2].millis, Some(1500));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

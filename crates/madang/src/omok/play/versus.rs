@@ -11,6 +11,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant, SystemTime};
 
+use omok::referee::EndReason;
 use renju::{Color, Game, GameResult, Point, Rule};
 
 use super::clock::{GameClock, TimeControl};
@@ -40,12 +41,12 @@ impl Ending {
     }
 
     /// The reason as records name it.
-    pub(crate) fn reason(self) -> &'static str {
+    pub(crate) fn reason(self) -> EndReason {
         match self {
-            Ending::Five(..) => "five",
-            Ending::Time(_) => "timeout",
-            Ending::Resigned(_) => "resignation",
-            Ending::Draw => "draw",
+            Ending::Five(..) => EndReason::Five,
+            Ending::Time(_) => EndReason::Timeout,
+            Ending::Resigned(_) => EndReason::Resigned,
+            Ending::Draw => EndReason::Draw,
         }
     }
 }
@@ -583,6 +584,6 @@ mod tests {
         v.begin(t0, SystemTime::UNIX_EPOCH);
         v.resign(t0).unwrap();
         assert_eq!(v.ending(), Some(Ending::Resigned(Color::Black)));
-        assert_eq!(v.ending().unwrap().reason(), "resignation");
+        assert_eq!(v.ending().unwrap().reason(), EndReason::Resigned);
     }
 }
