@@ -197,7 +197,7 @@ impl GameRecord {
     /// The colour of move `i` (0-based).
     pub fn color_of_move(&self, i: usize) -> Color {
         let first = self.first_to_move();
-        if i % 2 == 0 { first } else { !first }
+        if i.is_multiple_of(2) { first } else { !first }
     }
 
     /// The board after the setup and the first `n` moves (all of them if

@@ -1009,7 +1009,7 @@ impl Room {
             *draw_offer = None;
             *takeback = None;
             *engine_asked = None;
-            let mover = if keep.len() % 2 == 0 {
+            let mover = if keep.len().is_multiple_of(2) {
                 Color::Black
             } else {
                 Color::White
