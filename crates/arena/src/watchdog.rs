@@ -1,0 +1,107 @@
+//! The hard watchdog: a thread that kills (`SIGKILL`) the process group of
+//! any engine still thinking past its last deadline, whatever the thread
+//! running its game is doing (even blocked writing to a frozen engine).
+//! It lives until it is dropped, which a tournament does only after every
+//! game has ended.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+#[derive(Default)]
+struct State {
+    deadlines: HashMap<u32, Instant>,
+    closing: bool,
+}
+
+/// Kills engines that outlive their deadlines.
+pub struct Watchdog {
+    shared: Arc<(Mutex<State>, Condvar)>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Default for Watchdog {
+    fn default() -> Self {
+        Watchdog::new()
+    }
+}
+
+impl Watchdog {
+    /// Starts the watchdog thread.
+    pub fn new() -> Watchdog {
+        let shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
+        let thread = {
+            let shared = Arc::clone(&shared);
+            std::thread::spawn(move || watch(&shared))
+        };
+        Watchdog {
+            shared,
+            thread: Some(thread),
+        }
+    }
+
+    /// Kills the process group `pgid` at `deadline` unless disarmed first.
+    pub fn arm(&self, pgid: u32, deadline: Instant) {
+        let (state, wake) = &*self.shared;
+        lock(state).deadlines.insert(pgid, deadline);
+        wake.notify_one();
+    }
+
+    /// Forgets `pgid`'s deadline.
+    pub fn disarm(&self, pgid: u32) {
+        lock(&self.shared.0).deadlines.remove(&pgid);
+    }
+}
+
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    // The state stays consistent whatever panicked while holding it.
+    state.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn watch(shared: &(Mutex<State>, Condvar)) {
+    let (state, wake) = shared;
+    let mut guard = lock(state);
+    loop {
+        let now = Instant::now();
+        let due: Vec<u32> = guard
+            .deadlines
+            .iter()
+            .filter(|&(_, &d)| d <= now)
+            .map(|(&pgid, _)| pgid)
+            .collect();
+        for pgid in due {
+            guard.deadlines.remove(&pgid);
+            tracing::warn!(pgid, "watchdog: killing a hung engine");
+            // SAFETY: kill has no memory-safety preconditions; a negative
+            // pid names the engine's process group.
+            unsafe {
+                libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
+            }
+        }
+        if guard.closing {
+            return;
+        }
+        let wait = guard
+            .deadlines
+            .values()
+            .min()
+            .map_or(Duration::from_secs(3600), |d| {
+                d.saturating_duration_since(now)
+            });
+        guard = wake
+            .wait_timeout(guard, wait)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        lock(&self.shared.0).closing = true;
+        self.shared.1.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
