@@ -205,7 +205,12 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
             max_memory: setup.rss_limit,
         };
         match Driver::start(entrants[seat.index()], seat, &driver_setup, tx.clone()) {
-            Ok(d) => drivers[seat.index()] = Some(d),
+            Ok(d) => {
+                if let Some(pgid) = d.pgid() {
+                    watchdog.register(pgid);
+                }
+                drivers[seat.index()] = Some(d);
+            }
             Err(e) => {
                 failed.get_or_insert((seat, format!("cannot start: {e}")));
             }
@@ -240,10 +245,11 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
         ..outcome
     };
     for driver in drivers.into_iter().flatten() {
-        if let Some(pgid) = driver.pgid() {
-            watchdog.disarm(pgid);
-        }
+        let pgid = driver.pgid();
         driver.finish();
+        if let Some(pgid) = pgid {
+            watchdog.unregister(pgid);
+        }
     }
     outcome
 }

@@ -13,5 +13,8 @@ pub mod clock;
 pub mod entrant;
 pub mod game;
 pub mod openings;
+pub mod records;
+pub mod schedule;
 pub mod stats;
+pub mod tournament;
 pub mod watchdog;

@@ -4,7 +4,7 @@
 //! It lives until it is dropped, which a tournament does only after every
 //! game has ended.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 #[derive(Default)]
 struct State {
     deadlines: HashMap<u32, Instant>,
+    /// Every engine process group alive, for [`Watchdog::kill_all`].
+    live: HashSet<u32>,
     closing: bool,
 }
 
@@ -52,6 +54,26 @@ impl Watchdog {
     pub fn disarm(&self, pgid: u32) {
         lock(&self.shared.0).deadlines.remove(&pgid);
     }
+
+    /// Notes an engine process group that [`Watchdog::kill_all`] must end.
+    pub fn register(&self, pgid: u32) {
+        lock(&self.shared.0).live.insert(pgid);
+    }
+
+    /// Forgets an engine process group (it has been ended).
+    pub fn unregister(&self, pgid: u32) {
+        let mut state = lock(&self.shared.0);
+        state.live.remove(&pgid);
+        state.deadlines.remove(&pgid);
+    }
+
+    /// Kills every registered engine at once (the tournament was
+    /// interrupted): their games end as soon as their threads notice.
+    pub fn kill_all(&self) {
+        for &pgid in &lock(&self.shared.0).live {
+            kill_group(pgid);
+        }
+    }
 }
 
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
@@ -73,11 +95,7 @@ fn watch(shared: &(Mutex<State>, Condvar)) {
         for pgid in due {
             guard.deadlines.remove(&pgid);
             tracing::warn!(pgid, "watchdog: killing a hung engine");
-            // SAFETY: kill has no memory-safety preconditions; a negative
-            // pid names the engine's process group.
-            unsafe {
-                libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
-            }
+            kill_group(pgid);
         }
         if guard.closing {
             return;
@@ -93,6 +111,14 @@ fn watch(shared: &(Mutex<State>, Condvar)) {
             .wait_timeout(guard, wait)
             .unwrap_or_else(|e| e.into_inner())
             .0;
+    }
+}
+
+fn kill_group(pgid: u32) {
+    // SAFETY: kill has no memory-safety preconditions; a negative pid names
+    // the engine's process group.
+    unsafe {
+        libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
     }
 }
 
