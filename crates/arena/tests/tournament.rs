@@ -54,7 +54,7 @@ fn tournament(max_games: usize) -> Tournament {
 }
 
 /// What must be identical between two runs (not the times).
-fn games(dir: &PathBuf) -> Vec<(usize, String, Vec<String>)> {
+fn games(dir: &std::path::Path) -> Vec<(usize, String, Vec<String>)> {
     let mut lines: Vec<_> = read_results(dir)
         .unwrap()
         .into_iter()
