@@ -254,6 +254,15 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
     outcome
 }
 
+fn late_detail(took: Duration, budget: Duration) -> String {
+    format!(
+        "answered after {} ms, {} ms over its {} ms",
+        took.as_millis(),
+        took.saturating_sub(budget).as_millis(),
+        budget.as_millis()
+    )
+}
+
 fn loss(seat: Color, termination: Termination, detail: String) -> GameOutcome {
     GameOutcome {
         moves: Vec::new(),
@@ -325,24 +334,20 @@ impl Runner<'_> {
             };
             let took = at.saturating_duration_since(turn_start);
             let charge = self.clock.charge(mover, took);
+            if charge.lost {
+                // Too late to be part of the game.
+                return loss(
+                    mover,
+                    Termination::Timeout,
+                    late_detail(took, charge.budget),
+                );
+            }
             self.moves.push(MoveLog {
                 point: p,
                 took,
                 budget: Some(charge.budget),
                 overrun: charge.overrun,
             });
-            if charge.lost {
-                return loss(
-                    mover,
-                    Termination::Timeout,
-                    format!(
-                        "move {} took {} ms, over {} ms + tolerance",
-                        p,
-                        took.as_millis(),
-                        charge.budget.as_millis()
-                    ),
-                );
-            }
             self.table.frame(mover, put(p), at);
             if let Some(outcome) = self.table_verdict() {
                 if !matches!(outcome.termination, Termination::Five | Termination::Draw) {
@@ -501,16 +506,7 @@ impl Runner<'_> {
                     event: Event::Move(_) | Event::OffBoard(_),
                 }) if seat == mover => {
                     let took = at.saturating_duration_since(turn_start);
-                    return loss(
-                        mover,
-                        Termination::Timeout,
-                        format!(
-                            "answered after {} ms, {} ms over its {} ms",
-                            took.as_millis(),
-                            took.saturating_sub(budget).as_millis(),
-                            budget.as_millis()
-                        ),
-                    );
+                    return loss(mover, Termination::Timeout, late_detail(took, budget));
                 }
                 Ok(Report {
                     seat,

@@ -9,11 +9,13 @@
 //! - [`openings`]: the 26 standard openings and c-gomoku-cli's formats;
 //! - [`stats`]: Elo, LOS and the pentanomial SPRT as pure functions.
 
+pub mod check;
 pub mod clock;
 pub mod entrant;
 pub mod game;
 pub mod openings;
 pub mod records;
+pub mod report;
 pub mod schedule;
 pub mod stats;
 pub mod tournament;

@@ -92,6 +92,10 @@ fn main() {
                 answer(mode, arg, &mut game, &mut out);
             }
             "BOARD" => board_lines = Some(Vec::new()),
+            "TAKEBACK" => {
+                game.undo();
+                say(&mut out, "OK");
+            }
             "ABOUT" => say(
                 &mut out,
                 "name=\"fake\", version=\"1\", author=\"madang tests\"",
