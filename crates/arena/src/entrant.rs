@@ -5,6 +5,8 @@
 //! with the instant it happened.
 
 use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::mpsc::{Sender, channel};
@@ -13,6 +15,7 @@ use std::time::{Duration, Instant};
 use engine::{Engine, EngineConfig};
 use gomocup::driver::{END_GRACE, EngineCommand, EngineProcess, Output};
 use gomocup::format_point;
+use omok::frame::{FRAME_LEN, PlayerMsg, RefereeMsg};
 use renju::{Color, Game, Point, Rule};
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +62,13 @@ pub enum EntrantKind {
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         options: BTreeMap<String, String>,
     },
+    /// A program written to the Omok document: the arena runs a 3-byte
+    /// referee for each game and starts the program as its client.
+    Client {
+        /// The command line; `{host}` and `{port}` are replaced by the
+        /// referee's address.
+        command: String,
+    },
 }
 
 fn one() -> usize {
@@ -71,8 +81,18 @@ fn default_hash() -> usize {
 
 impl EntrantKind {
     /// Parses the command-line form: `builtin`, `builtin:depth=N,nodes=N,
-    /// threads=N,hash=MB`, or the command line of a Gomocup engine.
+    /// threads=N,hash=MB`, `client:COMMAND` (a 3-byte protocol client with
+    /// `{host}` and `{port}` in its command line), or the command line of a
+    /// Gomocup engine.
     pub fn parse(spec: &str) -> Result<EntrantKind, String> {
+        if let Some(command) = spec.strip_prefix("client:") {
+            if !command.contains("{port}") {
+                return Err(format!("{command:?} has no {{port}} to connect to"));
+            }
+            return Ok(EntrantKind::Client {
+                command: command.to_owned(),
+            });
+        }
         let Some(settings) = spec.strip_prefix("builtin") else {
             if spec.trim().is_empty() {
                 return Err("empty engine command".into());
@@ -164,6 +184,8 @@ pub struct DriverSetup {
     pub cpu: Option<usize>,
     /// Memory limit announced to the engine.
     pub max_memory: Option<u64>,
+    /// How long a client program may take to connect.
+    pub startup: Duration,
 }
 
 /// A running entrant.
@@ -172,6 +194,8 @@ pub enum Driver {
     Builtin(BuiltinDriver),
     /// A Gomocup engine process.
     Gomocup(GomocupDriver),
+    /// A 3-byte protocol client process and its connection.
+    Client(ClientDriver),
 }
 
 impl Driver {
@@ -212,13 +236,27 @@ impl Driver {
                 GomocupDriver::start(seat, &command, options.clone(), setup, tx)
                     .map(Driver::Gomocup)
             }
+            EntrantKind::Client { command } => {
+                ClientDriver::start(seat, command, setup, tx).map(Driver::Client)
+            }
+        }
+    }
+
+    /// A frame the referee table sends to this seat: only a 3-byte client
+    /// hears them; the other drivers are told the same through
+    /// [`Driver::go`].
+    pub fn deliver(&mut self, msg: RefereeMsg) {
+        if let Driver::Client(c) = self {
+            // A write that fails means the client is gone: its reader
+            // reports that.
+            let _ = c.socket.write_all(&msg.encode());
         }
     }
 
     /// Sends the game's settings once the engine said `OK`.
     pub fn configure(&mut self, clock: &Clock, seat: Color) -> Result<(), String> {
         match self {
-            Driver::Builtin(_) => Ok(()),
+            Driver::Builtin(_) | Driver::Client(_) => Ok(()),
             Driver::Gomocup(g) => g.configure(clock.control(seat)),
         }
     }
@@ -234,6 +272,8 @@ impl Driver {
         match self {
             Driver::Builtin(b) => b.go(game, budget),
             Driver::Gomocup(g) => g.go(game, left),
+            // Its Update frame already told it.
+            Driver::Client(_) => Ok(()),
         }
     }
 
@@ -249,6 +289,7 @@ impl Driver {
         match self {
             Driver::Builtin(_) => None,
             Driver::Gomocup(g) => Some(g.process.pid()),
+            Driver::Client(c) => Some(c.process.pid()),
         }
     }
 
@@ -257,21 +298,35 @@ impl Driver {
         match self {
             Driver::Builtin(_) => None,
             Driver::Gomocup(g) => g.process.rss_bytes(),
+            Driver::Client(c) => c.process.rss_bytes(),
         }
     }
 
     /// Kills the engine at once (it hung).
     pub fn kill(&mut self) {
-        if let Driver::Gomocup(g) = self {
-            g.process.kill();
+        match self {
+            Driver::Builtin(_) => {}
+            Driver::Gomocup(g) => g.process.kill(),
+            Driver::Client(c) => c.process.kill(),
         }
     }
 
     /// Ends the engine: `END`, a short grace, then its whole process group
     /// is killed.
     pub fn finish(mut self) {
-        if let Driver::Gomocup(g) = &mut self {
-            g.process.shutdown(END_GRACE);
+        match &mut self {
+            Driver::Builtin(_) => {}
+            Driver::Gomocup(g) => g.process.shutdown(END_GRACE),
+            Driver::Client(c) => {
+                // The End frame (when the table ended the game) is sent;
+                // a client leaves by itself once the connection closes.
+                let _ = c.socket.shutdown(std::net::Shutdown::Both);
+                let until = Instant::now() + END_GRACE;
+                while c.process.try_wait().is_none() && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                c.process.kill();
+            }
         }
     }
 }
@@ -317,6 +372,90 @@ impl BuiltinDriver {
         self.requests
             .send((game.clone(), budget))
             .map_err(|_| "the engine thread is gone".to_owned())
+    }
+}
+
+/// A program written to the Omok document, connected to the arena's
+/// referee for one game.
+pub struct ClientDriver {
+    process: EngineProcess,
+    socket: TcpStream,
+}
+
+impl ClientDriver {
+    /// Listens on 127.0.0.1 (port 0), starts the program with the address
+    /// in its command line and waits (up to the startup limit, reported as
+    /// a stall by the runner) for its connection; its `Connect` frame is
+    /// its [`Event::Ok`].
+    fn start(
+        seat: Color,
+        command: &str,
+        setup: &DriverSetup,
+        tx: Sender<Report>,
+    ) -> Result<ClientDriver, String> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).map_err(|e| e.to_string())?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let line = command
+            .replace("{host}", &addr.ip().to_string())
+            .replace("{port}", &addr.port().to_string());
+        let command = EngineCommand {
+            line,
+            dir: None,
+            cpu: setup.cpu,
+        };
+        // Its standard output is not the protocol: only its end matters
+        // (the connection tells the rest).
+        let process = EngineProcess::spawn(&command, |_, _| {}).map_err(|e| e.to_string())?;
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let until = Instant::now() + setup.startup;
+        let socket = loop {
+            match listener.accept() {
+                Ok((socket, _)) => break socket,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if Instant::now() >= until {
+                        return Err(format!(
+                            "no connection within {} ms",
+                            setup.startup.as_millis()
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        };
+        socket.set_nonblocking(false).map_err(|e| e.to_string())?;
+        socket.set_nodelay(true).map_err(|e| e.to_string())?;
+        let mut reader = socket.try_clone().map_err(|e| e.to_string())?;
+        std::thread::spawn(move || {
+            let send = |event| {
+                tx.send(Report {
+                    seat,
+                    at: Instant::now(),
+                    event,
+                })
+                .is_ok()
+            };
+            let mut frame = [0u8; FRAME_LEN];
+            loop {
+                if reader.read_exact(&mut frame).is_err() {
+                    send(Event::Fault(Fault::Crash, "the client disconnected".into()));
+                    return;
+                }
+                let event = match PlayerMsg::decode(frame) {
+                    Ok(PlayerMsg::Connect) => Event::Ok,
+                    Ok(PlayerMsg::Ready(_)) => continue,
+                    Ok(PlayerMsg::Put(byte)) => match Point::from_byte(byte) {
+                        Some(p) => Event::Move(p),
+                        None => Event::OffBoard(format!("byte {byte:#04x}")),
+                    },
+                    Err(e) => Event::Fault(Fault::Protocol, e.to_string()),
+                };
+                if !send(event) {
+                    return;
+                }
+            }
+        });
+        Ok(ClientDriver { process, socket })
     }
 }
 

@@ -203,6 +203,7 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
             pause_idle: setup.pause_idle,
             cpu: setup.cpus[seat.index()],
             max_memory: setup.rss_limit,
+            startup: setup.startup,
         };
         match Driver::start(entrants[seat.index()], seat, &driver_setup, tx.clone()) {
             Ok(d) => {
@@ -307,7 +308,7 @@ impl Runner<'_> {
                 overrun: Duration::ZERO,
             });
         }
-        if let Some(outcome) = self.table_verdict() {
+        if let Some(outcome) = self.pump(drivers) {
             return outcome;
         }
         let mut turn_start = start;
@@ -349,7 +350,7 @@ impl Runner<'_> {
                 overrun: charge.overrun,
             });
             self.table.frame(mover, put(p), at);
-            if let Some(outcome) = self.table_verdict() {
+            if let Some(outcome) = self.pump(drivers) {
                 if !matches!(outcome.termination, Termination::Five | Termination::Draw) {
                     // The table refused the move: it is not part of the game.
                     self.moves.pop();
@@ -445,7 +446,7 @@ impl Runner<'_> {
                     Event::Move(p) => {
                         // Out of turn: the table says so.
                         self.table.frame(seat, put(p), at);
-                        return Err(self.table_verdict().unwrap_or_else(|| {
+                        return Err(self.pump(drivers).unwrap_or_else(|| {
                             loss(seat, Termination::Illegal, "a move out of turn".into())
                         }));
                     }
@@ -531,9 +532,13 @@ impl Runner<'_> {
         )
     }
 
-    /// The table's verdict, if the game just ended there.
-    fn table_verdict(&mut self) -> Option<GameOutcome> {
+    /// Carries out the table's actions (frames for 3-byte clients) and
+    /// returns its verdict, if the game just ended there.
+    fn pump(&mut self, drivers: &mut [&mut Driver; 2]) -> Option<GameOutcome> {
         while let Some(action) = self.table.poll_action() {
+            if let Action::Send(seat, msg) = action {
+                drivers[seat.index()].deliver(msg);
+            }
             if let Action::Ended(summary) = action {
                 let termination = match summary.reason {
                     EndReason::Five => Termination::Five,

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::clock::millis;
-use crate::entrant::Entrant;
+use crate::entrant::{Entrant, EntrantKind};
 use crate::game::{Adjudication, GameSetup, Termination, play};
 use crate::openings::{OpeningError, OpeningFormat, parse_openings};
 use crate::records::{FileSink, ResultLine, ResultSink, read_results};
@@ -128,6 +128,19 @@ impl Tournament {
         if self.sprt.is_some() && self.entrants.len() != 2 {
             return Err(TournamentError::Entrants(
                 "an SPRT needs exactly two entrants".into(),
+            ));
+        }
+        // An empty line is the empty board (games without openings).
+        if self.openings.iter().all(|o| o.trim().is_empty()) {
+            return Ok(vec![Vec::new(); self.openings.len().max(1)]);
+        }
+        if self
+            .entrants
+            .iter()
+            .any(|e| matches!(e.kind, EntrantKind::Client { .. }))
+        {
+            return Err(TournamentError::Entrants(
+                "3-byte protocol clients cannot be given openings (the protocol starts from the empty board): use no openings".into(),
             ));
         }
         Ok(parse_openings(

@@ -82,6 +82,10 @@ struct RunArgs {
     /// Format of the openings file: rif, offset or pos (c-gomoku-cli's).
     #[arg(long)]
     openings_format: Option<OpeningFormat>,
+    /// Every game starts from the empty board (needed by 3-byte clients,
+    /// whose protocol has no openings).
+    #[arg(long, conflicts_with = "openings")]
+    no_openings: bool,
     /// Seed of the opening order [default: 1].
     #[arg(long)]
     seed: Option<u64>,
@@ -165,6 +169,7 @@ struct FileConfig {
     rule: Option<String>,
     openings: Option<PathBuf>,
     openings_format: Option<String>,
+    no_openings: Option<bool>,
     seed: Option<u64>,
     games: Option<usize>,
     turn_time: Option<String>,
@@ -193,6 +198,8 @@ struct FileEngine {
     command: Option<String>,
     /// The built-in engine's settings (`"nodes=500,depth=8"`, or `""`).
     builtin: Option<String>,
+    /// A 3-byte protocol client's command line, with `{host}` and `{port}`.
+    client: Option<String>,
     dir: Option<PathBuf>,
     #[serde(default)]
     options: BTreeMap<String, toml::Value>,
@@ -208,6 +215,7 @@ fn duration(field: &str, text: Option<&String>) -> Result<Option<Duration>> {
 
 /// A readable default name for an entrant given on the command line.
 fn default_name(spec: &str) -> String {
+    let spec = spec.strip_prefix("client:").unwrap_or(spec);
     if spec.starts_with("builtin") {
         return spec.to_owned();
     }
@@ -260,8 +268,11 @@ fn tournament(args: &RunArgs) -> Result<(Tournament, PathBuf)> {
     };
     let mut entrants = Vec::new();
     for (i, e) in file.engines.iter().enumerate() {
-        let kind = match (&e.command, &e.builtin) {
-            (Some(command), None) => EntrantKind::Gomocup {
+        let kind = match (&e.command, &e.builtin, &e.client) {
+            (None, None, Some(client)) => EntrantKind::parse(&format!("client:{client}"))
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("engine {}", i + 1))?,
+            (Some(command), None, None) => EntrantKind::Gomocup {
                 command: command.clone(),
                 dir: e.dir.clone(),
                 options: e
@@ -276,10 +287,13 @@ fn tournament(args: &RunArgs) -> Result<(Tournament, PathBuf)> {
                     })
                     .collect(),
             },
-            (None, Some(settings)) => EntrantKind::parse(&format!("builtin:{settings}"))
+            (None, Some(settings), None) => EntrantKind::parse(&format!("builtin:{settings}"))
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("engine {}", i + 1))?,
-            _ => bail!("engine {}: give either `command` or `builtin`", i + 1),
+            _ => bail!(
+                "engine {}: give one of `command`, `builtin` or `client`",
+                i + 1
+            ),
         };
         let tc = TimeControl {
             turn: duration("turn_time", e.turn_time.as_ref())?.or(default_tc.turn),
@@ -287,7 +301,9 @@ fn tournament(args: &RunArgs) -> Result<(Tournament, PathBuf)> {
             increment: duration("increment", e.increment.as_ref())?.unwrap_or(default_tc.increment),
         };
         let name = e.name.clone().unwrap_or_else(|| match &kind {
-            EntrantKind::Gomocup { command, .. } => default_name(command),
+            EntrantKind::Gomocup { command, .. } | EntrantKind::Client { command } => {
+                default_name(command)
+            }
             EntrantKind::Builtin { .. } => "builtin".into(),
         });
         entrants.push(Entrant {
@@ -319,6 +335,7 @@ fn tournament(args: &RunArgs) -> Result<(Tournament, PathBuf)> {
         (None, None) => OpeningFormat::Rif,
     };
     let openings = match args.openings.as_ref().or(file.openings.as_ref()) {
+        _ if args.no_openings || file.no_openings == Some(true) => vec![Vec::new()],
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;

@@ -169,3 +169,46 @@ fn match_uses_the_standard_openings_and_the_seed() {
     assert_ne!(games[0].split(':').nth(1), games[2].split(':').nth(1));
     assert_eq!(first, run("3"));
 }
+
+#[test]
+fn a_three_byte_client_plays_on_the_arenas_referee() {
+    let root = tmp("client");
+    let out = Command::new(EXE)
+        .args(["arena", "-e", "builtin:nodes=100,hash=1", "-e"])
+        .arg(format!(
+            "client:{EXE} omok bot --connect {{host}}:{{port}} --turn-time 5s --think-time 50ms"
+        ))
+        .args([
+            "--no-openings",
+            "--turn-time",
+            "5s",
+            "--games",
+            "2",
+            "--out",
+        ])
+        .arg(root.join("r"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let games: Vec<&str> = text.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 2, "{text}");
+    assert!(
+        games
+            .iter()
+            .all(|g| g.contains("by five") || g.contains("by draw")),
+        "{text}"
+    );
+    // Openings are refused for clients: their protocol has none.
+    let out = Command::new(EXE)
+        .args(["arena", "-e", "builtin", "-e", "client:x {port}", "--out"])
+        .arg(root.join("s"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("openings"));
+    std::fs::remove_dir_all(root).unwrap();
+}
