@@ -241,3 +241,34 @@ fn paused_engines_still_play() {
     let out = run(&s, &fake("good", &m), &fake("good", &m), &m);
     assert_eq!(out.termination, Termination::AdjudicatedDraw, "{out:?}");
 }
+
+#[test]
+fn memory_past_the_limit_loses() {
+    let m = marker("hog");
+    let mut s = setup(Rule::Renju, "h8 h9");
+    s.rss_limit = Some(64 << 20);
+    let mut hog = fake("hog 200", &m);
+    hog.time = TimeControl::per_move(Duration::from_secs(10));
+    let out = run(&s, &hog, &builtin(), &m);
+    assert_eq!(out.termination, Termination::Memory, "{out:?}");
+    assert_eq!(out.winner, Some(Color::White));
+}
+
+#[test]
+fn agreeing_evaluations_adjudicate_a_win() {
+    let m = marker("resign");
+    let mut s = setup(Rule::Freestyle, "");
+    s.adjudication.resign = Some(arena::game::ResignRule {
+        moves: 2,
+        score: 1000,
+    });
+    let out = run(&s, &fake("eval -5000", &m), &fake("eval 5000", &m), &m);
+    assert_eq!(out.termination, Termination::Resign, "{out:?}");
+    assert_eq!(out.winner, Some(Color::White));
+    // Both had reported by white's first move; two agreeing moves later.
+    assert_eq!(out.moves.len(), 3);
+    // Disagreement never adjudicates.
+    s.adjudication.draw_after = Some(8);
+    let out = run(&s, &fake("eval 5000", &m), &fake("eval 5000", &m), &m);
+    assert_eq!(out.termination, Termination::AdjudicatedDraw, "{out:?}");
+}

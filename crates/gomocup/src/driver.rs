@@ -557,6 +557,22 @@ mod tests {
     }
 
     #[test]
+    fn pinned_engines_run_on_their_core() {
+        let (tx, rx) = channel();
+        let command = EngineCommand {
+            line: "grep Cpus_allowed_list /proc/self/status".into(),
+            dir: None,
+            cpu: Some(0),
+        };
+        let _process = EngineProcess::spawn(&command, move |out, _| {
+            let _ = tx.send(out);
+        })
+        .unwrap();
+        let line = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(line, Output::Line("Cpus_allowed_list:\t0".into()));
+    }
+
+    #[test]
     fn reads_about_fields() {
         let a = "name=\"figrid\", version=\"1.2.0\", author=\"x\"";
         assert_eq!(about_field(a, "name").as_deref(), Some("figrid"));

@@ -13,7 +13,9 @@
 //! - `error`: answers `ERROR no`;
 //! - `ignore-end`: plays well but ignores `END` (and `SIGTERM`);
 //! - `fork`: starts a child process that outlives it, then hangs;
-//! - `silent`: never answers `START`.
+//! - `silent`: never answers `START`;
+//! - `eval N`: plays well, reporting `MESSAGE depth 1 ev N` before each move;
+//! - `hog MB`: when asked for a move, fills MB of memory and hangs.
 //!
 //! Any further argument is ignored: tests put a marker there to find the
 //! processes they started.
@@ -155,6 +157,19 @@ fn answer(mode: &str, arg: u64, game: &mut Game, out: &mut impl Write) {
             legal()
         }
         "occupied" => game.moves().first().copied(),
+        "eval" => {
+            // The argument is signed: read it again from the arguments.
+            let ev = std::env::args().nth(2).unwrap_or_default();
+            say(out, &format!("MESSAGE depth 1 ev {ev}"));
+            legal()
+        }
+        "hog" => {
+            // Resident memory: every page touched.
+            let hog = vec![1u8; (arg as usize) << 20];
+            std::hint::black_box(&hog);
+            std::thread::sleep(Duration::from_secs(300));
+            return;
+        }
         "offboard" => return say(out, "15,15"),
         "garbage" => return say(out, "I think therefore I am"),
         "error" => return say(out, "ERROR no"),
