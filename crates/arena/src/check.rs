@@ -10,7 +10,7 @@
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use gomocup::driver::{EngineCommand, EngineProcess, Output};
+use gomocup::driver::{EngineCommand, EngineProcess, Output, position_lines};
 use gomocup::format_point;
 use renju::{Game, Point, Rule};
 
@@ -218,21 +218,6 @@ impl Session {
     }
 }
 
-fn board_lines(game: &Game) -> Vec<String> {
-    let moves = game.moves();
-    let mine = moves.len() % 2;
-    let mut lines = vec!["BOARD".to_owned()];
-    for (i, &p) in moves.iter().enumerate() {
-        lines.push(format!(
-            "{},{}",
-            format_point(p),
-            if i % 2 == mine { 1 } else { 2 }
-        ));
-    }
-    lines.push("DONE".into());
-    lines
-}
-
 fn game_of(rule: Rule, moves: &str) -> Game {
     let points = moves
         .split_whitespace()
@@ -323,13 +308,18 @@ pub fn check(command: &str, turn: Duration, startup: Duration) -> Vec<CheckItem>
         }
     }
     let board = game_of(Rule::Freestyle, "h8 h9 i8 j10 g9");
-    s.expect_move("BOARD", &board_lines(&board), &board, turn);
+    s.expect_move("BOARD", &position_lines(&[], board.moves()), &board, turn);
     // Renju: black (to move) has h8 i8 and j9 j10; j8 would make two open
     // threes, a forbidden point.
     s.send(&format!("INFO rule {}", Rule::Renju.gomocup_code()));
     let forbidden = game_of(Rule::Renju, "h8 a1 i8 a3 j9 a5 j10 o15");
     let before = s.items.len();
-    s.expect_move("FORBIDDEN", &board_lines(&forbidden), &forbidden, turn);
+    s.expect_move(
+        "FORBIDDEN",
+        &position_lines(&[], forbidden.moves()),
+        &forbidden,
+        turn,
+    );
     if let Some(item) = s.items.get_mut(before) {
         if item.verdict == Verdict::Pass {
             item.detail += " (avoided the forbidden j8)";

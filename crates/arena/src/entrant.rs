@@ -13,8 +13,7 @@ use std::sync::mpsc::{Sender, channel};
 use std::time::{Duration, Instant};
 
 use engine::{Engine, EngineConfig};
-use gomocup::driver::{END_GRACE, EngineCommand, EngineProcess, Output};
-use gomocup::format_point;
+use gomocup::driver::{END_GRACE, EngineCommand, EngineProcess, Output, position_lines};
 use omok::frame::{FRAME_LEN, PlayerMsg, RefereeMsg};
 use renju::{Color, Game, Point, Rule};
 use serde::{Deserialize, Serialize};
@@ -470,8 +469,6 @@ pub struct GomocupDriver {
     setup: DriverSetup,
     /// The moves the engine knows, in order.
     known: Vec<Point>,
-    /// Whether the engine has been given a position yet.
-    started: bool,
 }
 
 impl GomocupDriver {
@@ -497,7 +494,6 @@ impl GomocupDriver {
             options,
             setup: setup.clone(),
             known: Vec::new(),
-            started: false,
         };
         driver.send("START 15")?;
         Ok(driver)
@@ -538,23 +534,9 @@ impl GomocupDriver {
         if let Some(left) = left {
             self.send(&format!("INFO time_left {}", ms(left)))?;
         }
-        let moves = game.moves();
-        if self.started && moves.len() == self.known.len() + 1 && moves.starts_with(&self.known) {
-            let last = *moves.last().expect("one more move");
-            self.send(&format!("TURN {}", format_point(last)))?;
-        } else if moves.is_empty() && !self.started {
-            self.send("BEGIN")?;
-        } else {
-            self.send("BOARD")?;
-            // Field 1 is the engine's own stone: the side to move's.
-            let mine = moves.len() % 2;
-            for (i, &p) in moves.iter().enumerate() {
-                let field = if i % 2 == mine { 1 } else { 2 };
-                self.send(&format!("{},{field}", format_point(p)))?;
-            }
-            self.send("DONE")?;
+        for line in position_lines(&self.known, game.moves()) {
+            self.send(&line)?;
         }
-        self.started = true;
         Ok(())
     }
 

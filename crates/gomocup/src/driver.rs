@@ -389,21 +389,8 @@ impl ExternalBrain {
         self.send("INFO timeout_match 0")?;
         self.send(&format!("INFO time_left {}", ms.saturating_mul(1000)))?;
         let moves = game.moves();
-        if moves.len() == self.known.len() + 1 && moves.starts_with(&self.known) {
-            let last = *moves.last().expect("one more move");
-            self.send(&format!("TURN {}", format_point(last)))?;
-        } else if moves.is_empty() && self.known.is_empty() {
-            self.send("BEGIN")?;
-        } else {
-            // BOARD replaces whatever position the brain had.
-            self.send("BOARD")?;
-            // Field 1 is the brain's own stone: the side to move's.
-            let mine = moves.len() % 2;
-            for (i, &p) in moves.iter().enumerate() {
-                let field = if i % 2 == mine { 1 } else { 2 };
-                self.send(&format!("{},{field}", format_point(p)))?;
-            }
-            self.send("DONE")?;
+        for line in position_lines(&self.known, moves) {
+            self.send(&line)?;
         }
         self.dirty = true;
         let line = self.reply(budget + GRACE)?;
@@ -456,6 +443,29 @@ impl Player for ExternalBrain {
         }
         Ok(result?)
     }
+}
+
+/// The commands that bring an engine that knows the moves `known` to the
+/// position `moves`, its turn: `TURN x,y` when the game only grew by the
+/// opponent's move, `BEGIN` on an empty board, otherwise `BOARD ... DONE`
+/// (which replaces whatever position the engine had).
+pub fn position_lines(known: &[Point], moves: &[Point]) -> Vec<String> {
+    if moves.len() == known.len() + 1 && moves.starts_with(known) {
+        let last = *moves.last().expect("one more move");
+        return vec![format!("TURN {}", format_point(last))];
+    }
+    if moves.is_empty() {
+        return vec!["BEGIN".into()];
+    }
+    let mut lines = vec!["BOARD".to_owned()];
+    // Field 1 is the engine's own stone: the side to move's.
+    let mine = moves.len() % 2;
+    for (i, &p) in moves.iter().enumerate() {
+        let field = if i % 2 == mine { 1 } else { 2 };
+        lines.push(format!("{},{field}", format_point(p)));
+    }
+    lines.push("DONE".into());
+    lines
 }
 
 /// Splits a command line into words: spaces separate, `"..."` and `'...'`
@@ -570,6 +580,17 @@ mod tests {
         .unwrap();
         let line = rx.recv_timeout(Duration::from_secs(10)).unwrap();
         assert_eq!(line, Output::Line("Cpus_allowed_list:\t0".into()));
+    }
+
+    #[test]
+    fn positions_by_turn_begin_or_board() {
+        let p = |s: &str| s.parse::<Point>().unwrap();
+        assert_eq!(position_lines(&[], &[]), ["BEGIN"]);
+        assert_eq!(position_lines(&[], &[p("h8")]), ["TURN 7,7"]);
+        assert_eq!(
+            position_lines(&[p("h8")], &[p("h8"), p("h9"), p("a1")]),
+            ["BOARD", "7,7,2", "7,8,1", "0,0,2", "DONE"]
+        );
     }
 
     #[test]
