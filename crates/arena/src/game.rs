@@ -176,6 +176,9 @@ pub struct GameOutcome {
     pub detail: String,
 }
 
+/// How often a waiting game looks at memory and cancellation.
+const TICK: Duration = Duration::from_millis(100);
+
 /// A game in progress: a table, two drivers and the clocks.
 struct Runner<'a> {
     setup: &'a GameSetup,
@@ -325,7 +328,7 @@ impl Runner<'_> {
             if let (Some(pgid), Some(d)) = (driver.pgid(), deadline) {
                 watchdog.arm(pgid, d + self.setup.stall_grace + Duration::from_secs(1));
             }
-            let answer = self.await_move(drivers, rx, mover, turn_start, deadline);
+            let answer = self.await_move(drivers, rx, watchdog, mover, turn_start, deadline);
             if let Some(pgid) = drivers[mover.index()].pgid() {
                 watchdog.disarm(pgid);
             }
@@ -426,20 +429,20 @@ impl Runner<'_> {
         &mut self,
         drivers: &mut [&mut Driver; 2],
         rx: &std::sync::mpsc::Receiver<Report>,
+        watchdog: &Watchdog,
         mover: Color,
         turn_start: Instant,
         deadline: Option<Instant>,
     ) -> Result<(Point, Instant), GameOutcome> {
-        // Memory is looked at this often when limited.
-        let tick = self.setup.rss_limit.map(|_| Duration::from_millis(100));
         loop {
-            let now = Instant::now();
-            let mut wait = deadline.map_or(Duration::from_secs(3600), |d| {
-                d.saturating_duration_since(now)
-            });
-            if let Some(tick) = tick {
-                wait = wait.min(tick);
+            if watchdog.is_cancelled() {
+                return Err(loss(mover, Termination::Crash, "interrupted".into()));
             }
+            let now = Instant::now();
+            // Memory and cancellation are looked at this often.
+            let wait = deadline
+                .map_or(TICK, |d| d.saturating_duration_since(now))
+                .min(TICK);
             match rx.recv_timeout(wait) {
                 Ok(Report { seat, at, event }) => match event {
                     Event::Move(p) if seat == mover => return Ok((p, at)),

@@ -555,12 +555,12 @@ pub fn run(
                 }
                 if interrupt.load(Ordering::SeqCst) && !stop.swap(true, Ordering::SeqCst) {
                     finish = Finish::Interrupted;
-                    watchdog.kill_all();
+                    watchdog.cancel();
                 }
                 if stop.load(Ordering::SeqCst) && finish == Finish::Interrupted {
                     // Keep killing: a game may have started an engine
                     // after the first sweep.
-                    watchdog.kill_all();
+                    watchdog.cancel();
                 }
             }
             Ok(())

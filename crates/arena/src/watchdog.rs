@@ -5,6 +5,7 @@
 //! game has ended.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -20,6 +21,8 @@ struct State {
 /// Kills engines that outlive their deadlines.
 pub struct Watchdog {
     shared: Arc<(Mutex<State>, Condvar)>,
+    /// Set by [`Watchdog::cancel`]: games end at once.
+    cancelled: AtomicBool,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -39,6 +42,7 @@ impl Watchdog {
         };
         Watchdog {
             shared,
+            cancelled: AtomicBool::new(false),
             thread: Some(thread),
         }
     }
@@ -67,12 +71,19 @@ impl Watchdog {
         state.deadlines.remove(&pgid);
     }
 
-    /// Kills every registered engine at once (the tournament was
-    /// interrupted): their games end as soon as their threads notice.
-    pub fn kill_all(&self) {
+    /// Ends every game at once (the tournament was interrupted): kills
+    /// every registered engine, and games without processes stop at their
+    /// next look at [`Watchdog::is_cancelled`] (within 100 ms).
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
         for &pgid in &lock(&self.shared.0).live {
             kill_group(pgid);
         }
+    }
+
+    /// Whether [`Watchdog::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
     }
 }
 

@@ -212,3 +212,38 @@ fn a_three_byte_client_plays_on_the_arenas_referee() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("openings"));
     std::fs::remove_dir_all(root).unwrap();
 }
+
+#[test]
+fn ctrl_c_stops_a_long_game_at_once() {
+    let root = tmp("sigint");
+    let out_dir = root.join("r");
+    let mut child = Command::new(EXE)
+        .args(["arena", "-e", "builtin:hash=1", "-e", "builtin:hash=1"])
+        .args(["--turn-time", "3s", "--out"])
+        .arg(&out_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The settings are written just before the first game starts.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !out_dir.join("tournament.json").exists() && std::time::Instant::now() < until {
+        std::thread::yield_now();
+    }
+    let sent = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(sent.elapsed() < std::time::Duration::from_secs(5));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--resume"), "{err}");
+    assert_eq!(
+        games(&out_dir).len(),
+        0,
+        "the game in progress is not a result"
+    );
+    std::fs::remove_dir_all(root).unwrap();
+}
