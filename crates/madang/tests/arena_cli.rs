@@ -217,7 +217,7 @@ fn a_three_byte_client_plays_on_the_arenas_referee() {
 fn ctrl_c_stops_a_long_game_at_once() {
     let root = tmp("sigint");
     let out_dir = root.join("r");
-    let mut child = Command::new(EXE)
+    let child = Command::new(EXE)
         .args(["arena", "-e", "builtin:hash=1", "-e", "builtin:hash=1"])
         .args(["--turn-time", "3s", "--out"])
         .arg(&out_dir)
