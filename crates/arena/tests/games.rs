@@ -287,3 +287,29 @@ fn agreeing_evaluations_adjudicate_a_win() {
     let out = run(&s, &fake("eval 5000", &m), &fake("eval 5000", &m), &m);
     assert_eq!(out.termination, Termination::AdjudicatedDraw, "{out:?}");
 }
+
+#[test]
+fn the_game_clock_runs_out() {
+    let m = marker("game-clock");
+    let mut s = setup(Rule::Freestyle, "");
+    s.tolerance = Duration::ZERO;
+    s.stall_grace = 3000 * MS;
+    let mut slow = fake("late 300", &m);
+    // No per-move limit: 1 s for the game, 100 ms back per move. The
+    // budgets run about 1000, 800, 600, 400, 200 ms: the fifth is late.
+    slow.time = TimeControl {
+        turn: None,
+        game: Some(1000 * MS),
+        increment: 100 * MS,
+    };
+    let out = run(&s, &slow, &builtin(), &m);
+    assert_eq!(out.termination, Termination::Timeout, "{out:?}");
+    assert_eq!(out.winner, Some(Color::White));
+    let budgets: Vec<_> = out.moves.iter().step_by(2).map(|mv| mv.budget).collect();
+    assert!(budgets.len() >= 2, "{out:?}");
+    assert_eq!(budgets[0], Some(1000 * MS));
+    // Each later budget is what was left: the earlier ones minus the time
+    // taken plus the increment.
+    let first = out.moves[0];
+    assert_eq!(budgets[1], Some(1000 * MS - first.took + 100 * MS));
+}
