@@ -247,3 +247,39 @@ fn ctrl_c_stops_a_long_game_at_once() {
     );
     std::fs::remove_dir_all(root).unwrap();
 }
+
+#[test]
+fn check_passes_our_own_brain() {
+    let out = Command::new(EXE)
+        .args(["arena", "check", &format!("{EXE} brain --hash-mb 4")])
+        .args(["--turn-time", "1s"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for command in [
+        "START",
+        "ABOUT",
+        "INFO",
+        "BEGIN",
+        "TURN",
+        "TAKEBACK",
+        "BOARD",
+        "FORBIDDEN",
+        "RESTART",
+        "timing",
+        "END",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(command) && l.contains(" ok ")),
+            "{command}: {text}"
+        );
+    }
+    let out = Command::new(EXE)
+        .args(["arena", "check", "/nonexistent/pbrain"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
+}
