@@ -9,7 +9,9 @@
 //! the same way).
 //!
 //! SPRT follows the generalised SPRT of M. Van den Bergh ("A practical
-//! introduction to the GSPRT", used by fishtest and fastchess): with `n`
+//! introduction to the GSPRT", used by fishtest; fastchess computes the
+//! exact GLR, which this approximation matches to 0.01 on its test
+//! values): with `n`
 //! samples of mean `m` and variance `v`, and the scores `s0`, `s1` that the
 //! hypotheses' logistic Elo give, the log-likelihood ratio is
 //! `LLR = n (s1 - s0) (2m - s0 - s1) / (2v)`, compared to the bounds
@@ -374,6 +376,29 @@ mod tests {
         };
         assert_eq!(s.state(worse).verdict, SprtVerdict::H0);
         assert_eq!(s.llr(Pentanomial::default()), 0.0);
+    }
+
+    /// fastchess's test suite (`app/tests/sprt_test.cpp`, "logistic
+    /// pentanomial 1" and "2") expects these LLRs, to 0.01, from its exact
+    /// maximum-likelihood GLR; the GSPRT approximation used here agrees.
+    /// Its counts are (LL, LD, WL, DD, WD, WW); WL and DD both score 1.
+    #[test]
+    fn sprt_matches_fastchess() {
+        let cases = [
+            ([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5, -3.07),
+            ([871, 26175, 55003 + 980, 26678, 821], 0.0, 2.0, -4.98),
+        ];
+        for (counts, elo0, elo1, expected) in cases {
+            let s = Sprt {
+                elo0,
+                elo1,
+                alpha: 0.05,
+                beta: 0.05,
+            };
+            let llr = s.llr(Pentanomial { counts });
+            assert!(close(llr, expected, 0.01), "{llr} vs {expected}");
+            assert_eq!(s.state(Pentanomial { counts }).verdict, SprtVerdict::H0);
+        }
     }
 
     #[test]
