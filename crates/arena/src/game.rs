@@ -174,6 +174,9 @@ pub struct GameOutcome {
     pub termination: Termination,
     /// Details for people (the illegal move, the stray output...).
     pub detail: String,
+    /// For a loss on time with a late answer: how far past its budget the
+    /// answer came (the move itself is not part of the game).
+    pub timeout_overrun: Option<Duration>,
 }
 
 /// How often a waiting game looks at memory and cancellation.
@@ -258,13 +261,22 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
     outcome
 }
 
-fn late_detail(took: Duration, budget: Duration) -> String {
-    format!(
-        "answered after {} ms, {} ms over its {} ms",
-        took.as_millis(),
-        took.saturating_sub(budget).as_millis(),
-        budget.as_millis()
-    )
+/// `seat` answered after `took`, past its budget plus the tolerance.
+fn late_loss(seat: Color, took: Duration, budget: Duration) -> GameOutcome {
+    let overrun = took.saturating_sub(budget);
+    GameOutcome {
+        timeout_overrun: Some(overrun),
+        ..loss(
+            seat,
+            Termination::Timeout,
+            format!(
+                "answered after {} ms, {} ms over its {} ms",
+                took.as_millis(),
+                overrun.as_millis(),
+                budget.as_millis()
+            ),
+        )
+    }
 }
 
 fn loss(seat: Color, termination: Termination, detail: String) -> GameOutcome {
@@ -273,6 +285,7 @@ fn loss(seat: Color, termination: Termination, detail: String) -> GameOutcome {
         winner: Some(!seat),
         termination,
         detail,
+        timeout_overrun: None,
     }
 }
 
@@ -282,6 +295,7 @@ fn draw(termination: Termination, detail: String) -> GameOutcome {
         winner: None,
         termination,
         detail,
+        timeout_overrun: None,
     }
 }
 
@@ -340,11 +354,7 @@ impl Runner<'_> {
             let charge = self.clock.charge(mover, took);
             if charge.lost {
                 // Too late to be part of the game.
-                return loss(
-                    mover,
-                    Termination::Timeout,
-                    late_detail(took, charge.budget),
-                );
+                return late_loss(mover, took, charge.budget);
             }
             self.moves.push(MoveLog {
                 point: p,
@@ -510,7 +520,7 @@ impl Runner<'_> {
                     event: Event::Move(_) | Event::OffBoard(_),
                 }) if seat == mover => {
                     let took = at.saturating_duration_since(turn_start);
-                    return loss(mover, Termination::Timeout, late_detail(took, budget));
+                    return late_loss(mover, took, budget);
                 }
                 Ok(Report {
                     seat,
@@ -565,6 +575,7 @@ impl Runner<'_> {
                     winner: summary.winner,
                     termination,
                     detail,
+                    timeout_overrun: None,
                 });
             }
         }
@@ -608,6 +619,7 @@ impl Runner<'_> {
                 winner: Some(w),
                 termination: Termination::Resign,
                 detail: format!("both engines agreed for {} moves", rule.moves),
+                timeout_overrun: None,
             });
         }
         None

@@ -43,6 +43,9 @@ pub struct ResultLine {
     pub detail: String,
     /// Moves played before the engines took over.
     pub opening_moves: usize,
+    /// For a loss on time with a late answer: ms past the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_overrun_ms: Option<u64>,
     /// Every move.
     pub moves: Vec<MoveLine>,
 }
@@ -86,6 +89,7 @@ impl ResultLine {
             termination: outcome.termination,
             detail: outcome.detail.clone(),
             opening_moves,
+            timeout_overrun_ms: outcome.timeout_overrun.map(millis),
             moves: outcome
                 .moves
                 .iter()
@@ -254,6 +258,7 @@ mod tests {
             termination: Termination::Five,
             detail: String::new(),
             opening_moves: 1,
+            timeout_overrun_ms: None,
             moves: vec![
                 MoveLine {
                     point: "h8".into(),

@@ -210,6 +210,7 @@ mod tests {
                 termination: Termination::Five,
                 detail: String::new(),
                 opening_moves: 0,
+                timeout_overrun_ms: None,
                 moves: vec![MoveLine {
                     point: "h8".into(),
                     ms: 3,

@@ -301,11 +301,17 @@ impl Standings {
                 .skip(line.opening_moves)
                 .filter(|(i, _)| i % 2 == parity)
                 .map(|(_, m)| m);
-            for m in own {
+            let overruns = own.map(|m| {
                 e.moves += 1;
-                if m.overrun_ms > 0 {
+                m.overrun_ms
+            });
+            // The late answer that lost on time is not part of the game,
+            // but its overrun counts.
+            let late = line.timeout_overrun_ms.filter(|_| half == 0);
+            for overrun in overruns.collect::<Vec<_>>().into_iter().chain(late) {
+                if overrun > 0 {
                     e.moves_over_budget += 1;
-                    e.max_overrun_ms = e.max_overrun_ms.max(m.overrun_ms);
+                    e.max_overrun_ms = e.max_overrun_ms.max(overrun);
                 }
             }
         }

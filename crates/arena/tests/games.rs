@@ -154,6 +154,8 @@ fn a_late_answer_is_a_timeout_with_its_overrun() {
     let out = run(&s, &late, &builtin(), &m);
     assert_eq!(out.termination, Termination::Timeout, "{out:?}");
     assert!(out.detail.contains("over its 200 ms"), "{}", out.detail);
+    let overrun = out.timeout_overrun.expect("a late answer");
+    assert!(overrun >= 200 * MS, "{overrun:?}");
 }
 
 #[test]
