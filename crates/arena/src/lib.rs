@@ -7,7 +7,17 @@
 //!   one driver;
 //! - [`watchdog`]: kills hung engines whatever their game thread does;
 //! - [`openings`]: the 26 standard openings and c-gomoku-cli's formats;
-//! - [`stats`]: Elo, LOS and the pentanomial SPRT as pure functions.
+//! - [`stats`]: Elo, LOS and the pentanomial SPRT as pure functions;
+//! - [`schedule`]: who plays whom, a pure function of the settings and seed;
+//! - [`tournament`]: worker threads, standings, summary, resume;
+//! - [`records`]: every game written when it ends (JSON line, SGF, PSQ)
+//!   through a [`records::ResultSink`];
+//! - [`report`]: the offline HTML and SVG report;
+//! - [`check`]: the compliance check of a Gomocup engine.
+//!
+//! Pure parts (stats, schedule, clock, openings, report) use no threads or
+//! processes; the drivers and the runner use std threads and processes
+//! only, no async runtime.
 
 pub mod check;
 pub mod clock;

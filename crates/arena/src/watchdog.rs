@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 #[derive(Default)]
 struct State {
     deadlines: HashMap<u32, Instant>,
-    /// Every engine process group alive, for [`Watchdog::kill_all`].
+    /// Every engine process group alive, for [`Watchdog::cancel`].
     live: HashSet<u32>,
     closing: bool,
 }
@@ -59,7 +59,7 @@ impl Watchdog {
         lock(&self.shared.0).deadlines.remove(&pgid);
     }
 
-    /// Notes an engine process group that [`Watchdog::kill_all`] must end.
+    /// Notes an engine process group that [`Watchdog::cancel`] must end.
     pub fn register(&self, pgid: u32) {
         lock(&self.shared.0).live.insert(pgid);
     }
