@@ -171,8 +171,15 @@ impl Tournament {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(SETTINGS);
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::from)?;
+        // Concurrency changes no game: a resumed run may use another.
+        let same_games = |old: &str| {
+            serde_json::from_str::<Tournament>(old).is_ok_and(|mut o| {
+                o.concurrency = self.concurrency;
+                o == *self
+            })
+        };
         match std::fs::read_to_string(&path) {
-            Ok(old) if old == text => Ok(()),
+            Ok(old) if same_games(&old) => Ok(()),
             Ok(_) => Err(TournamentError::Settings(format!(
                 "{} holds another tournament: resume it with --resume, or choose another directory",
                 dir.display()

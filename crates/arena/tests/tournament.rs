@@ -93,7 +93,10 @@ fn resume_after_an_interruption_plays_the_same_games() {
     assert_eq!(finish, Finish::Interrupted);
     let kept = read_results(&cut).unwrap().len();
     assert!((3..8).contains(&kept), "{kept} games kept");
-    let (finish, summary) = run(&t, &cut, &AtomicBool::new(false), &mut |_, _| {}).unwrap();
+    // Resumed with another concurrency: the same games all the same.
+    let mut more = t.clone();
+    more.concurrency = 1;
+    let (finish, summary) = run(&more, &cut, &AtomicBool::new(false), &mut |_, _| {}).unwrap();
     assert_eq!(finish, Finish::Complete);
     assert_eq!(summary.games, 8);
     assert_eq!(games(&whole), games(&cut));

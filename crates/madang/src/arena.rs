@@ -60,7 +60,8 @@ struct RunArgs {
     /// or a Gomocup engine's command line. Repeat for each entrant.
     #[arg(short = 'e', long = "engine")]
     engines: Vec<String>,
-    /// Continue the tournament saved in this directory.
+    /// Continue the tournament saved in this directory (only
+    /// `--concurrency` may differ from the first run).
     #[arg(long, conflicts_with_all = ["config", "engines"])]
     resume: Option<PathBuf>,
     /// Where results go [default: arena-results].
@@ -508,7 +509,14 @@ pub fn run(args: Args) -> Result<()> {
         return run_check(&check);
     }
     let (t, dir) = match &args.run.resume {
-        Some(dir) => (Tournament::load(dir)?, dir.clone()),
+        Some(dir) => {
+            let mut t = Tournament::load(dir)?;
+            // The one setting a resumed run may change: it changes no game.
+            if let Some(n) = args.run.concurrency {
+                t.concurrency = n.max(1);
+            }
+            (t, dir.clone())
+        }
         None => tournament(&args.run)?,
     };
     if args.run.resume.is_none() && dir.join(arena::tournament::SETTINGS).exists() {
