@@ -16,6 +16,21 @@ use renju::{Game, Point, Rule};
 
 use crate::entrant::{Event, classify, clip};
 
+/// Everything checked, in the order of the report.
+pub const CHECKED: [&str; 11] = [
+    "START",
+    "ABOUT",
+    "INFO",
+    "BEGIN",
+    "TURN",
+    "TAKEBACK",
+    "BOARD",
+    "FORBIDDEN",
+    "RESTART",
+    "timing",
+    "END",
+];
+
 /// How a command went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {

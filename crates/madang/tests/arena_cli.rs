@@ -257,19 +257,7 @@ fn check_passes_our_own_brain() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    for command in [
-        "START",
-        "ABOUT",
-        "INFO",
-        "BEGIN",
-        "TURN",
-        "TAKEBACK",
-        "BOARD",
-        "FORBIDDEN",
-        "RESTART",
-        "timing",
-        "END",
-    ] {
+    for command in arena::check::CHECKED {
         assert!(
             text.lines()
                 .any(|l| l.starts_with(command) && l.contains(" ok ")),
