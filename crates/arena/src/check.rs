@@ -138,7 +138,7 @@ impl Session {
         match self.reply(turn * 2 + Duration::from_millis(500)) {
             Reply::Line(line, at) => {
                 self.times.push(at - sent);
-                match classify(&line) {
+                match classify(&line, false) {
                     Some(Event::Move(p)) => match game.check(p) {
                         Ok(()) => {
                             self.note(

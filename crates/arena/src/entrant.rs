@@ -185,6 +185,8 @@ pub struct DriverSetup {
     pub max_memory: Option<u64>,
     /// How long a client program may take to connect.
     pub startup: Duration,
+    /// Ignore output lines the protocol does not know.
+    pub lenient_output: bool,
 }
 
 /// A running entrant.
@@ -479,9 +481,10 @@ impl GomocupDriver {
         setup: &DriverSetup,
         tx: Sender<Report>,
     ) -> Result<GomocupDriver, String> {
+        let lenient = setup.lenient_output;
         let process = EngineProcess::spawn(command, move |out, at| {
             let event = match out {
-                Output::Line(line) => classify(&line),
+                Output::Line(line) => classify(&line, lenient),
                 Output::Closed => Some(Event::Fault(Fault::Crash, "the engine exited".into())),
             };
             if let Some(event) = event {
@@ -552,8 +555,10 @@ fn ms(d: Duration) -> u64 {
     d.as_millis().try_into().unwrap_or(u64::MAX)
 }
 
-/// What one line of a Gomocup engine means, if anything.
-pub fn classify(line: &str) -> Option<Event> {
+/// What one line of a Gomocup engine means, if anything. Output the
+/// protocol does not know is a protocol error, unless `lenient` (then it
+/// is only logged, as c-gomoku-cli and Piskvork do).
+pub fn classify(line: &str, lenient: bool) -> Option<Event> {
     let text = line.trim();
     let word = text
         .split_whitespace()
@@ -577,6 +582,10 @@ pub fn classify(line: &str) -> Option<Event> {
                         None => Event::OffBoard(clip(text)),
                     });
                 }
+            }
+            if lenient {
+                tracing::warn!("ignoring unexpected engine output {:?}", clip(text));
+                return None;
             }
             Some(Event::Fault(
                 Fault::Protocol,
@@ -615,25 +624,40 @@ mod tests {
 
     #[test]
     fn classifies_engine_lines() {
-        assert_eq!(classify("7,7"), Some(Event::Move(Point::CENTER)));
-        assert_eq!(classify(" 7 , 7 \r"), Some(Event::Move(Point::CENTER)));
-        assert_eq!(classify("15,3"), Some(Event::OffBoard("15,3".into())));
-        assert_eq!(classify("-1,3"), Some(Event::OffBoard("-1,3".into())));
-        assert_eq!(classify("ok"), Some(Event::Ok));
+        assert_eq!(classify("7,7", false), Some(Event::Move(Point::CENTER)));
         assert_eq!(
-            classify("MESSAGE depth 9 ev -35 nodes 1000"),
+            classify(" 7 , 7 \r", false),
+            Some(Event::Move(Point::CENTER))
+        );
+        assert_eq!(
+            classify("15,3", false),
+            Some(Event::OffBoard("15,3".into()))
+        );
+        assert_eq!(
+            classify("-1,3", false),
+            Some(Event::OffBoard("-1,3".into()))
+        );
+        assert_eq!(classify("ok", false), Some(Event::Ok));
+        assert_eq!(
+            classify("MESSAGE depth 9 ev -35 nodes 1000", false),
             Some(Event::Eval(-35))
         );
-        assert_eq!(classify("MESSAGE hello"), None);
-        assert_eq!(classify("DEBUG x"), None);
-        assert_eq!(classify(""), None);
+        assert_eq!(classify("MESSAGE hello", false), None);
+        assert_eq!(classify("DEBUG x", false), None);
+        assert_eq!(classify("", false), None);
         assert!(matches!(
-            classify("ERROR no"),
+            classify("ERROR no", false),
             Some(Event::Fault(Fault::Protocol, _))
         ));
         assert!(
-            matches!(classify("hello\u{1b}[2J"), Some(Event::Fault(Fault::Protocol, t)) if !t.contains('\u{1b}'))
+            matches!(classify("hello\u{1b}[2J", false), Some(Event::Fault(Fault::Protocol, t)) if !t.contains('\u{1b}'))
         );
+        // Lenient: garbage is dropped, ERROR still counts.
+        assert_eq!(classify("-\u{e} ev 118 nd 38k", true), None);
+        assert!(matches!(
+            classify("ERROR no", true),
+            Some(Event::Fault(Fault::Protocol, _))
+        ));
     }
 
     #[test]

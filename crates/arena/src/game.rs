@@ -147,6 +147,9 @@ pub struct GameSetup {
     pub rss_limit: Option<u64>,
     /// Cores to pin black's and white's engine to.
     pub cpus: [Option<usize>; 2],
+    /// Ignore engine output lines the protocol does not know (instead of
+    /// a protocol error).
+    pub lenient_output: bool,
 }
 
 /// One move of a finished game.
@@ -210,6 +213,7 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
             cpu: setup.cpus[seat.index()],
             max_memory: setup.rss_limit,
             startup: setup.startup,
+            lenient_output: setup.lenient_output,
         };
         match Driver::start(entrants[seat.index()], seat, &driver_setup, tx.clone()) {
             Ok(d) => {

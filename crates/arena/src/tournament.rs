@@ -72,6 +72,9 @@ pub struct Tournament {
     /// Pin each engine process to a core.
     #[serde(default)]
     pub pin: bool,
+    /// Ignore engine output lines the protocol does not know.
+    #[serde(default)]
+    pub lenient_output: bool,
     /// Games played at once.
     pub concurrency: usize,
     /// Stop when this test decides (two entrants only).
@@ -530,6 +533,7 @@ pub fn run(
                             pause_idle: t.pause_idle,
                             rss_limit: t.rss_limit_mb.map(|m| m << 20),
                             cpus,
+                            lenient_output: t.lenient_output,
                         };
                         let span = tracing::info_span!("game", n = p.index + 1);
                         let _enter = span.enter();

@@ -50,6 +50,7 @@ fn setup(rule: Rule, opening: &str) -> GameSetup {
         pause_idle: false,
         rss_limit: None,
         cpus: [None, None],
+        lenient_output: false,
     }
 }
 
@@ -314,4 +315,14 @@ fn the_game_clock_runs_out() {
     // taken plus the increment.
     let first = out.moves[0];
     assert_eq!(budgets[1], Some(1000 * MS - first.took + 100 * MS));
+}
+
+#[test]
+fn lenient_output_ignores_garbage() {
+    let m = marker("lenient");
+    let mut s = setup(Rule::Renju, "h8");
+    s.lenient_output = true;
+    // The garbage is ignored; no move ever follows it.
+    let out = run(&s, &builtin(), &fake("garbage", &m), &m);
+    assert_eq!(out.termination, Termination::Stall, "{out:?}");
 }

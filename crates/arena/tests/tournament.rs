@@ -48,6 +48,7 @@ fn tournament(max_games: usize) -> Tournament {
         pause_idle: false,
         rss_limit_mb: None,
         pin: false,
+        lenient_output: false,
         concurrency: 2,
         sprt: None,
     }

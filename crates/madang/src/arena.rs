@@ -129,6 +129,10 @@ struct RunArgs {
     /// Stop (SIGSTOP) the engine that is not on move.
     #[arg(long)]
     pause_idle: bool,
+    /// Ignore engine output the protocol does not know (by default it
+    /// loses the game as a protocol error; c-gomoku-cli ignores it).
+    #[arg(long)]
+    lenient_output: bool,
     /// Memory limit per engine process, MiB (over it loses).
     #[arg(long)]
     rss_limit: Option<u64>,
@@ -184,6 +188,7 @@ struct FileConfig {
     concurrency: Option<usize>,
     pin: Option<bool>,
     pause_idle: Option<bool>,
+    lenient_output: Option<bool>,
     rss_limit: Option<u64>,
     sprt: Option<String>,
     #[serde(default, rename = "engine")]
@@ -385,6 +390,7 @@ fn tournament(args: &RunArgs) -> Result<(Tournament, PathBuf)> {
         pause_idle: args.pause_idle || file.pause_idle == Some(true),
         rss_limit_mb: args.rss_limit.or(file.rss_limit),
         pin: args.pin || file.pin == Some(true),
+        lenient_output: args.lenient_output || file.lenient_output == Some(true),
         concurrency: args.concurrency.or(file.concurrency).unwrap_or(1).max(1),
         sprt,
     };

@@ -53,6 +53,10 @@ pub struct Args {
     /// Rule: renju, renju-simplified, freestyle or standard.
     #[arg(long, default_value = "renju")]
     rule: Rule,
+    /// Ignore engine output the protocol does not know (by default it
+    /// loses the game as a protocol error).
+    #[arg(long)]
+    lenient_output: bool,
 }
 
 fn parse_turn_time(s: &str) -> Result<Duration, String> {
@@ -158,6 +162,7 @@ pub fn run(args: Args) -> Result<()> {
             pause_idle: false,
             rss_limit: None,
             cpus: [None, None],
+            lenient_output: args.lenient_output,
         };
         let span = tracing::info_span!("game", n = p.index + 1);
         let _enter = span.enter();
