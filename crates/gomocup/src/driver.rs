@@ -1,20 +1,27 @@
-//! The manager's side: an external Gomocup engine as an [`renju::Player`].
+//! The manager's side of the Gomocup protocol: engine processes, and an
+//! external Gomocup engine as a [`renju::Player`].
+//!
+//! [`EngineProcess`] is the process layer every manager shares (the bot's
+//! `--brain`, `madang match`, the arena): the engine runs in a process
+//! group of its own, so that killing it also kills whatever it forked; its
+//! output is read by a thread, in lines of bounded length, each stamped
+//! with the instant it arrived; dropping it ends the whole group.
 //!
 //! [`ExternalBrain::spawn`] starts the engine process and greets it
 //! (`START 15`, `ABOUT`). Each [`Player::pick`] sends the time limits, then
 //! the position: `BEGIN` on an empty board, `TURN x,y` when the game only
 //! grew by the opponent's move since the brain's last one, otherwise
-//! `BOARD ... DONE`. A reader thread turns the engine's output into lines,
-//! so every wait has a timeout. The process is killed when the driver is
-//! dropped.
+//! `BOARD ... DONE`. Every wait has a timeout.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use renju::{Game, Player, PlayerError, Point, Rule};
+use renju::{Player, PlayerError};
+use renju::{Game, Point, Rule};
 use thiserror::Error;
 
 use crate::{format_point, parse_point};
@@ -23,6 +30,12 @@ use crate::{format_point, parse_point};
 const STARTUP: Duration = Duration::from_secs(30);
 /// Time a brain may run over its move budget before it is declared hung.
 const GRACE: Duration = Duration::from_millis(1000);
+/// The longest output line kept; the rest of a longer line is dropped, so
+/// that an engine printing without newlines cannot fill the memory.
+pub const MAX_LINE: usize = 4096;
+/// How long a process gets to exit by itself after `END` before its group
+/// is killed.
+pub const END_GRACE: Duration = Duration::from_millis(200);
 
 /// Why the external engine could not be used.
 #[derive(Debug, Error)]
@@ -50,13 +63,247 @@ impl From<DriverError> for PlayerError {
     }
 }
 
+/// How to start an engine.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EngineCommand {
+    /// The command line: words separated by spaces, with `"..."` or
+    /// `'...'` quoting.
+    pub line: String,
+    /// The working directory; by default the program's own directory when
+    /// the program is given with a path (brains find their data files next
+    /// to themselves, as under Piskvork), else the current one.
+    pub dir: Option<PathBuf>,
+    /// Pin the process (and everything it starts) to this CPU core.
+    pub cpu: Option<usize>,
+}
+
+impl EngineCommand {
+    /// A command line with the default directory and no pinning.
+    pub fn new(line: impl Into<String>) -> EngineCommand {
+        EngineCommand {
+            line: line.into(),
+            ..EngineCommand::default()
+        }
+    }
+}
+
+/// What an engine process printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// One line, without its line ending, cut at [`MAX_LINE`] bytes.
+    Line(String),
+    /// The output ended: the process exited or closed its standard output.
+    Closed,
+}
+
+/// An engine process in a process group of its own.
+#[derive(Debug)]
+pub struct EngineProcess {
+    child: Child,
+    stdin: ChildStdin,
+    /// The process group's id (the child's pid, as it leads the group).
+    pgid: libc::pid_t,
+    reaped: Option<ExitStatus>,
+}
+
+impl EngineProcess {
+    /// Starts `command`; every line it prints is handed to `on_output` (on
+    /// a reader thread) with the instant it was read, then
+    /// [`Output::Closed`] once.
+    pub fn spawn(
+        command: &EngineCommand,
+        mut on_output: impl FnMut(Output, Instant) + Send + 'static,
+    ) -> Result<EngineProcess, DriverError> {
+        let words = split_command(&command.line)
+            .filter(|w| !w.is_empty())
+            .ok_or_else(|| DriverError::Command(command.line.clone()))?;
+        let mut program = PathBuf::from(&words[0]);
+        let own_dir = program
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_path_buf);
+        if own_dir.is_some() {
+            // A relative path would be resolved in the new working
+            // directory below: make it absolute first.
+            program = std::fs::canonicalize(&program)?;
+        }
+        let mut cmd = Command::new(&program);
+        cmd.args(&words[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            // Its own group: one signal reaches the engine and every
+            // process it forked.
+            .process_group(0);
+        if let Some(dir) = command.dir.clone().or(own_dir) {
+            cmd.current_dir(dir);
+        }
+        if let Some(cpu) = command.cpu {
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || pin_to_cpu(cpu));
+            }
+        }
+        let mut child = cmd.spawn()?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let pgid = child.id() as libc::pid_t;
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(line) = read_bounded_line(&mut reader) {
+                on_output(Output::Line(line), Instant::now());
+            }
+            on_output(Output::Closed, Instant::now());
+        });
+        Ok(EngineProcess {
+            child,
+            stdin,
+            pgid,
+            reaped: None,
+        })
+    }
+
+    /// The process id of the engine (also its process group's id).
+    pub fn pid(&self) -> u32 {
+        self.pgid as u32
+    }
+
+    /// Writes one line to the engine.
+    pub fn send(&mut self, line: &str) -> Result<(), DriverError> {
+        writeln!(self.stdin, "{line}")?;
+        self.stdin.flush()?;
+        Ok(())
+    }
+
+    /// Stops the whole group (`SIGSTOP`), so that the engine cannot think
+    /// while it is not on move.
+    pub fn pause(&self) {
+        self.signal(libc::SIGSTOP);
+    }
+
+    /// Lets a paused group run again (`SIGCONT`).
+    pub fn resume(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    /// Kills the whole group at once (`SIGKILL`) and reaps the engine.
+    pub fn kill(&mut self) {
+        self.signal(libc::SIGKILL);
+        if self.reaped.is_none() {
+            self.reaped = self.child.wait().ok();
+        }
+    }
+
+    /// The engine's exit status, if it has exited (it is reaped then).
+    pub fn try_wait(&mut self) -> Option<ExitStatus> {
+        if self.reaped.is_none() {
+            self.reaped = self.child.try_wait().ok().flatten();
+        }
+        self.reaped
+    }
+
+    /// The engine's resident memory in bytes (its own process only), if
+    /// it is still running.
+    pub fn rss_bytes(&self) -> Option<u64> {
+        let statm = std::fs::read_to_string(format!("/proc/{}/statm", self.pgid)).ok()?;
+        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        Some(pages * u64::try_from(page).unwrap_or(4096))
+    }
+
+    /// Ends the engine politely: `END`, up to `grace` to exit by itself,
+    /// then `SIGKILL` to the whole group, which also ends any child it
+    /// left running.
+    pub fn shutdown(&mut self, grace: Duration) {
+        if self.reaped.is_none() {
+            self.resume();
+            let _ = self.send("END");
+            let deadline = Instant::now() + grace;
+            while self.try_wait().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        self.kill();
+    }
+
+    fn signal(&self, sig: libc::c_int) {
+        // SAFETY: kill has no memory-safety preconditions; a negative pid
+        // names the group this process leads.
+        unsafe {
+            libc::kill(-self.pgid, sig);
+        }
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        self.shutdown(END_GRACE);
+    }
+}
+
+/// Whether any process of the group `pgid` is still alive (zombies
+/// included).
+pub fn group_alive(pgid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the group exists.
+    unsafe { libc::kill(-(pgid as libc::pid_t), 0) == 0 }
+}
+
+fn pin_to_cpu(cpu: usize) -> std::io::Result<()> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET and
+    // sched_setaffinity only touch it and the calling process.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Reads up to the next newline, keeping at most [`MAX_LINE`] bytes;
+/// `None` at the end of the stream (or on a read error).
+fn read_bounded_line(reader: &mut impl BufRead) -> Option<String> {
+    let mut line = Vec::new();
+    let mut any = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        if buf.is_empty() {
+            return any.then(|| finish_line(line));
+        }
+        any = true;
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        let room = MAX_LINE.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = done.unwrap_or(buf.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Some(finish_line(line));
+        }
+    }
+}
+
+fn finish_line(mut line: Vec<u8>) -> String {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    String::from_utf8_lossy(&line).into_owned()
+}
+
 /// An external Gomocup engine process.
 pub struct ExternalBrain {
     command: String,
     name: String,
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+    process: EngineProcess,
+    lines: Receiver<Output>,
     rule: Rule,
     /// The moves the brain knows, in order.
     known: Vec<Point>,
@@ -69,46 +316,14 @@ impl ExternalBrain {
     /// Starts the engine `command_line` (words separated by spaces, with
     /// `"..."` or `'...'` quoting) and greets it.
     pub fn spawn(command_line: &str) -> Result<ExternalBrain, DriverError> {
-        let words = split_command(command_line)
-            .filter(|w| !w.is_empty())
-            .ok_or_else(|| DriverError::Command(command_line.to_owned()))?;
-        let mut program = PathBuf::from(&words[0]);
-        let dir = program
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .map(Path::to_path_buf);
-        if dir.is_some() {
-            // A relative path would be resolved in the new working
-            // directory below: make it absolute first.
-            program = std::fs::canonicalize(&program)?;
-        }
-        let mut cmd = Command::new(&program);
-        cmd.args(&words[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        // Brains find their data files next to themselves, as under
-        // Piskvork.
-        if let Some(dir) = dir {
-            cmd.current_dir(dir);
-        }
-        let mut child = cmd.spawn()?;
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
         let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let process = EngineProcess::spawn(&EngineCommand::new(command_line), move |out, _| {
+            let _ = tx.send(out);
+        })?;
         let mut brain = ExternalBrain {
             command: command_line.to_owned(),
             name: command_line.to_owned(),
-            child,
-            stdin,
+            process,
             lines,
             rule: Rule::Renju,
             known: Vec::new(),
@@ -132,9 +347,7 @@ impl ExternalBrain {
 
     fn send(&mut self, line: &str) -> Result<(), DriverError> {
         tracing::trace!(to = %self.name, "{line}");
-        writeln!(self.stdin, "{line}")?;
-        self.stdin.flush()?;
-        Ok(())
+        self.process.send(line)
     }
 
     /// The next line that is not a `MESSAGE` or `DEBUG` comment.
@@ -143,9 +356,11 @@ impl ExternalBrain {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = match self.lines.recv_timeout(left) {
-                Ok(l) => l,
+                Ok(Output::Line(l)) => l,
                 Err(RecvTimeoutError::Timeout) => return Err(DriverError::Timeout(timeout)),
-                Err(RecvTimeoutError::Disconnected) => return Err(DriverError::Exited),
+                Ok(Output::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(DriverError::Exited);
+                }
             };
             tracing::trace!(from = %self.name, "{line}");
             let word = line.split_whitespace().next().unwrap_or("");
@@ -174,21 +389,8 @@ impl ExternalBrain {
         self.send("INFO timeout_match 0")?;
         self.send(&format!("INFO time_left {}", ms.saturating_mul(1000)))?;
         let moves = game.moves();
-        if moves.len() == self.known.len() + 1 && moves.starts_with(&self.known) {
-            let last = *moves.last().expect("one more move");
-            self.send(&format!("TURN {}", format_point(last)))?;
-        } else if moves.is_empty() && self.known.is_empty() {
-            self.send("BEGIN")?;
-        } else {
-            // BOARD replaces whatever position the brain had.
-            self.send("BOARD")?;
-            // Field 1 is the brain's own stone: the side to move's.
-            let mine = moves.len() % 2;
-            for (i, &p) in moves.iter().enumerate() {
-                let field = if i % 2 == mine { 1 } else { 2 };
-                self.send(&format!("{},{field}", format_point(p)))?;
-            }
-            self.send("DONE")?;
+        for line in position_lines(&self.known, moves) {
+            self.send(&line)?;
         }
         self.dirty = true;
         let line = self.reply(budget + GRACE)?;
@@ -243,24 +445,32 @@ impl Player for ExternalBrain {
     }
 }
 
-impl Drop for ExternalBrain {
-    fn drop(&mut self) {
-        let _ = self.send("END");
-        let deadline = Instant::now() + Duration::from_millis(200);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// The commands that bring an engine that knows the moves `known` to the
+/// position `moves`, its turn: `TURN x,y` when the game only grew by the
+/// opponent's move, `BEGIN` on an empty board, otherwise `BOARD ... DONE`
+/// (which replaces whatever position the engine had).
+pub fn position_lines(known: &[Point], moves: &[Point]) -> Vec<String> {
+    if moves.len() == known.len() + 1 && moves.starts_with(known) {
+        let last = *moves.last().expect("one more move");
+        return vec![format!("TURN {}", format_point(last))];
     }
+    if moves.is_empty() {
+        return vec!["BEGIN".into()];
+    }
+    let mut lines = vec!["BOARD".to_owned()];
+    // Field 1 is the engine's own stone: the side to move's.
+    let mine = moves.len() % 2;
+    for (i, &p) in moves.iter().enumerate() {
+        let field = if i % 2 == mine { 1 } else { 2 };
+        lines.push(format!("{},{field}", format_point(p)));
+    }
+    lines.push("DONE".into());
+    lines
 }
 
 /// Splits a command line into words: spaces separate, `"..."` and `'...'`
 /// quote. `None` on an unterminated quote.
-fn split_command(line: &str) -> Option<Vec<String>> {
+pub fn split_command(line: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -314,6 +524,73 @@ mod tests {
         assert_eq!(split_command("").unwrap(), Vec::<String>::new());
         assert_eq!(split_command("\"\"").unwrap(), [""]);
         assert!(split_command("a \"b").is_none());
+    }
+
+    #[test]
+    fn lines_are_bounded() {
+        let long = "x".repeat(MAX_LINE + 100);
+        let text = format!("a\r\n{long}\nlast");
+        let mut reader = BufReader::with_capacity(16, text.as_bytes());
+        assert_eq!(read_bounded_line(&mut reader).as_deref(), Some("a"));
+        assert_eq!(
+            read_bounded_line(&mut reader).map(|l| l.len()),
+            Some(MAX_LINE)
+        );
+        assert_eq!(read_bounded_line(&mut reader).as_deref(), Some("last"));
+        assert_eq!(read_bounded_line(&mut reader), None);
+    }
+
+    #[test]
+    fn killing_the_group_ends_forked_children() {
+        let (tx, rx) = channel();
+        // The shell forks a sleeper that would outlive it, then hangs.
+        let command = EngineCommand::new("sh -c 'sleep 30 & echo started; sleep 30'");
+        let mut process = EngineProcess::spawn(&command, move |out, _| {
+            let _ = tx.send(out);
+        })
+        .unwrap();
+        let first = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(first, Output::Line("started".into()));
+        let pgid = process.pid();
+        assert!(group_alive(pgid));
+        process.shutdown(Duration::from_millis(10));
+        // The reader sees the end of the output once every writer is gone.
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(10)).unwrap(),
+            Output::Closed
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while group_alive(pgid) && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        assert!(!group_alive(pgid), "a process of the group survived");
+    }
+
+    #[test]
+    fn pinned_engines_run_on_their_core() {
+        let (tx, rx) = channel();
+        let command = EngineCommand {
+            line: "grep Cpus_allowed_list /proc/self/status".into(),
+            dir: None,
+            cpu: Some(0),
+        };
+        let _process = EngineProcess::spawn(&command, move |out, _| {
+            let _ = tx.send(out);
+        })
+        .unwrap();
+        let line = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(line, Output::Line("Cpus_allowed_list:\t0".into()));
+    }
+
+    #[test]
+    fn positions_by_turn_begin_or_board() {
+        let p = |s: &str| s.parse::<Point>().unwrap();
+        assert_eq!(position_lines(&[], &[]), ["BEGIN"]);
+        assert_eq!(position_lines(&[], &[p("h8")]), ["TURN 7,7"]);
+        assert_eq!(
+            position_lines(&[p("h8")], &[p("h8"), p("h9"), p("a1")]),
+            ["BOARD", "7,7,2", "7,8,1", "0,0,2", "DONE"]
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! One binary, one subcommand per job; each subcommand lives in its own
 //! module so the parts stay independent.
 
+mod arena;
 mod bingo;
 mod brain;
 mod cli;
@@ -33,6 +34,8 @@ enum Command {
     Brain(brain::Args),
     /// Play two engines against each other, without a network.
     Match(matches::Args),
+    /// Tournaments between engines: Elo, SPRT, resume, reports, checks.
+    Arena(Box<arena::Args>),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Command::Bingo(args) => bingo::run(args),
         Command::Brain(args) => brain::run(args),
         Command::Match(args) => matches::run(args),
+        Command::Arena(args) => arena::run(*args),
     };
     // Errors are for people: the message and its causes, no backtrace.
     match outcome {
