@@ -12,7 +12,7 @@ use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use omok::frame::PlayerMsg;
-use omok::referee::{Action, EndReason, Table, TableConfig};
+use omok::referee::{EndReason, Table, TableAction as Action, TableConfig};
 use renju::{Color, Game, Point, Rule};
 use serde::{Deserialize, Serialize};
 
@@ -315,13 +315,13 @@ impl Runner<'_> {
         }
         let start = Instant::now();
         for seat in Color::ALL {
-            self.table.seat(seat, start).expect("a fresh table");
+            self.table.handle_seat(seat, start).expect("a fresh table");
             self.table
-                .frame(seat, PlayerMsg::Ready(true).encode(), start);
+                .handle_frame(seat, PlayerMsg::Ready(true).encode(), start);
         }
         for &p in &self.setup.opening {
             let mover = self.game().side_to_move();
-            self.table.frame(mover, put(p), start);
+            self.table.handle_frame(mover, put(p), start);
             self.moves.push(MoveLog {
                 point: p,
                 took: Duration::ZERO,
@@ -366,7 +366,7 @@ impl Runner<'_> {
                 budget: Some(charge.budget),
                 overrun: charge.overrun,
             });
-            self.table.frame(mover, put(p), at);
+            self.table.handle_frame(mover, put(p), at);
             if let Some(outcome) = self.pump(drivers) {
                 if !matches!(outcome.termination, Termination::Five | Termination::Draw) {
                     // The table refused the move: it is not part of the game.
@@ -462,7 +462,7 @@ impl Runner<'_> {
                     Event::Move(p) if seat == mover => return Ok((p, at)),
                     Event::Move(p) => {
                         // Out of turn: the table says so.
-                        self.table.frame(seat, put(p), at);
+                        self.table.handle_frame(seat, put(p), at);
                         return Err(self.pump(drivers).unwrap_or_else(|| {
                             loss(seat, Termination::Illegal, "a move out of turn".into())
                         }));
@@ -566,7 +566,16 @@ impl Runner<'_> {
                         Termination::Illegal
                     }
                     EndReason::UnknownCommand | EndReason::InvalidFrame => Termination::Protocol,
-                    EndReason::Disconnected => Termination::Crash,
+                    EndReason::Disconnected | EndReason::Crash => Termination::Crash,
+                    EndReason::Illegal => Termination::Illegal,
+                    EndReason::Stall => Termination::Stall,
+                    EndReason::Protocol => Termination::Protocol,
+                    EndReason::Memory => Termination::Memory,
+                    // The table never ends a game for these on its own.
+                    EndReason::Shutdown
+                    | EndReason::Resigned
+                    | EndReason::Adjudicated
+                    | EndReason::Unknown => Termination::AdjudicatedDraw,
                 };
                 let detail = match self.moves.last() {
                     Some(m) if termination.is_fault() => {

@@ -1,10 +1,6 @@
 //! Every finished game written the moment it ends: one JSON line (also
 //! what `--resume` reads back), an SGF file with per-move times and a PSQ
-//! file, all through today's `omok::records` types, in one place.
-//!
-//! PSQ is Piskvork's format: a `Piskvorky 15x15, 11:11, 0` header, one
-//! `x,y,ms` line per move with 1-based Gomocup coordinates, then the two
-//! players' names.
+//! file, both rendered by `omok::records::GameRecord`.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -12,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use omok::records::{GameRecord, MoveRecord};
-use renju::Color;
+use omok::referee::EndReason;
+use renju::{Color, Rule};
 use serde::{Deserialize, Serialize};
 
 use crate::game::{GameOutcome, Termination};
@@ -115,7 +112,7 @@ impl ResultLine {
     fn record(&self, rule: &str) -> GameRecord {
         GameRecord {
             id: format!("game-{:05}", self.index + 1),
-            rule: rule.to_owned(),
+            rule: rule.parse().unwrap_or(Rule::Renju),
             black: self.black_name.clone(),
             white: self.white_name.clone(),
             started_unix_ms: SystemTime::now()
@@ -124,46 +121,50 @@ impl ResultLine {
             moves: self
                 .moves
                 .iter()
-                .map(|m| MoveRecord {
-                    point: m.point.clone(),
-                    seconds: Some(m.ms as f64 / 1000.0),
+                .filter_map(|m| {
+                    Some(MoveRecord {
+                        point: m.point.parse().ok()?,
+                        millis: Some(m.ms),
+                    })
                 })
                 .collect(),
-            result: self.result.clone(),
-            reason: self.termination.name().to_owned(),
+            setup: Vec::new(),
+            winner: self.winner(),
+            reason: self.end_reason(),
+        }
+    }
+
+    /// The record's end reason. A forbidden move's kind is in the table's
+    /// verdict, which the detail starts with (`forbidden (double-three) at
+    /// h8`).
+    fn end_reason(&self) -> EndReason {
+        match self.termination {
+            Termination::Five => EndReason::Five,
+            Termination::Timeout => EndReason::Timeout,
+            Termination::Illegal => EndReason::Illegal,
+            Termination::Forbidden => self
+                .detail
+                .split(" at ")
+                .next()
+                .and_then(|r| r.parse().ok())
+                .unwrap_or(EndReason::Unknown),
+            Termination::Crash => EndReason::Crash,
+            Termination::Stall => EndReason::Stall,
+            Termination::Protocol => EndReason::Protocol,
+            Termination::Memory => EndReason::Memory,
+            Termination::Draw => EndReason::Draw,
+            Termination::AdjudicatedDraw | Termination::Resign => EndReason::Adjudicated,
         }
     }
 
     /// The game as SGF, each move with a comment holding its time.
     pub fn to_sgf(&self, rule: &str) -> String {
-        let sgf = self.record(rule).to_sgf();
-        let mut moves = self.moves.iter();
-        sgf.lines()
-            .map(|line| {
-                let is_move = line.starts_with(";B[") || line.starts_with(";W[");
-                match is_move.then(|| moves.next()).flatten() {
-                    Some(m) if line.ends_with(')') => {
-                        format!("{}C[{} ms])", &line[..line.len() - 1], m.ms)
-                    }
-                    Some(m) => format!("{line}C[{} ms]", m.ms),
-                    None => line.to_owned(),
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-            + "\n"
+        self.record(rule).to_sgf()
     }
 
-    /// The game as Piskvork's PSQ.
-    pub fn to_psq(&self) -> String {
-        let mut psq = String::from("Piskvorky 15x15, 11:11, 0\n");
-        for m in &self.moves {
-            if let Ok(p) = m.point.parse::<renju::Point>() {
-                psq += &format!("{},{},{}\n", p.x() + 1, p.y() + 1, m.ms);
-            }
-        }
-        psq += &format!("{}\n{}\n", self.black_name, self.white_name);
-        psq
+    /// The game as Piskvork's PSQ, each move with its time.
+    pub fn to_psq(&self, rule: &str) -> String {
+        self.record(rule).to_psq()
     }
 }
 
@@ -214,7 +215,10 @@ impl ResultSink for FileSink {
             .dir
             .join("games")
             .join(format!("game-{:05}", line.index + 1));
-        for (ext, text) in [("sgf", line.to_sgf(&self.rule)), ("psq", line.to_psq())] {
+        for (ext, text) in [
+            ("sgf", line.to_sgf(&self.rule)),
+            ("psq", line.to_psq(&self.rule)),
+        ] {
             let mut f = File::create(stem.with_extension(ext))?;
             f.write_all(text.as_bytes())?;
             f.sync_all()?;
@@ -278,18 +282,19 @@ mod tests {
     fn sgf_has_move_times_and_reads_back() {
         let l = line();
         let sgf = l.to_sgf("renju");
-        assert!(sgf.contains(";B[hh]C[0 ms]"), "{sgf}");
-        assert!(sgf.contains(";W[ao]C[250 ms])"), "{sgf}");
+        assert!(sgf.contains("C[0.000s]"), "{sgf}");
+        assert!(sgf.contains("C[0.250s]"), "{sgf}");
         let back = GameRecord::from_sgf(&sgf).unwrap();
-        assert_eq!(back.points().unwrap().len(), 2);
-        assert_eq!(back.result, "black");
+        assert_eq!(back.moves.len(), 2);
+        assert_eq!(back.moves[1].millis, Some(250));
+        assert_eq!(back.winner, Some(Color::Black));
     }
 
     #[test]
     fn psq_is_one_based_gomocup() {
         assert_eq!(
-            line().to_psq(),
-            "Piskvorky 15x15, 11:11, 0\n8,8,0\n1,1,250\na\nb\n"
+            line().to_psq("renju"),
+            "Piskvorky 15x15, 11:11, 0\n8,8,0\n1,1,250\n-1\na\nb\n-1\n"
         );
     }
 

@@ -4,6 +4,10 @@
 //! It lives until it is dropped, which a tournament does only after every
 //! game has ended.
 
+// libc calls (signals to process groups, CPU affinity, limits) need unsafe;
+// each block says why it is sound.
+#![allow(unsafe_code)]
+
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};

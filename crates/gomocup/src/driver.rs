@@ -13,6 +13,10 @@
 //! grew by the opponent's move since the brain's last one, otherwise
 //! `BOARD ... DONE`. Every wait has a timeout.
 
+// libc calls (signals to process groups, CPU affinity, limits) need unsafe;
+// each block says why it is sound.
+#![allow(unsafe_code)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -20,8 +24,8 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use renju::{Player, PlayerError};
 use renju::{Game, Point, Rule};
+use renju::{Player, PlayerError};
 use thiserror::Error;
 
 use crate::{format_point, parse_point};

@@ -2,11 +2,16 @@
 //! the command line or a TOML file, with a live progress bar, resume after
 //! an interruption, and an offline report.
 
+// libc calls (signals to process groups, CPU affinity, limits) need unsafe;
+// each block says why it is sound.
+#![allow(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result, bail};
 use arena::clock::TimeControl;
 use arena::entrant::{Entrant, EntrantKind};
@@ -16,7 +21,6 @@ use arena::schedule::Format;
 use arena::stats::Sprt;
 use arena::tournament::{Finish, Standings, Summary, Tournament, opening_lines};
 use indicatif::{ProgressBar, ProgressStyle};
-use crate::cli::parse_duration;
 use renju::Rule;
 use serde::Deserialize;
 

@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result};
 use arena::clock::TimeControl;
 use arena::entrant::{Entrant, EntrantKind};
@@ -17,7 +18,6 @@ use arena::game::{Adjudication, GameSetup, play};
 use arena::openings::{OpeningFormat, parse_openings, standard};
 use arena::schedule::{Format, schedule};
 use arena::watchdog::Watchdog;
-use crate::cli::parse_duration;
 use renju::notation::format_points;
 use renju::{Color, Rule};
 

@@ -2,6 +2,10 @@
 //! mid-run and resumed plays exactly the games of an uninterrupted run;
 //! `match` uses the 26 standard openings by default, same seed same games.
 
+// libc calls (signals to process groups, CPU affinity, limits) need unsafe;
+// each block says why it is sound.
+#![allow(unsafe_code)]
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -73,6 +73,20 @@ pub enum EndReason {
     Shutdown,
     /// A player resigned (a person at a board; never on the 3-byte wire).
     Resigned,
+    /// A manager's verdicts on engines, never a referee's: an illegal move
+    /// (off the board, on a stone, out of turn) without more detail.
+    Illegal,
+    /// The engine's process exited.
+    Crash,
+    /// The engine did not answer at all and was killed.
+    Stall,
+    /// The engine printed what the protocol does not allow.
+    Protocol,
+    /// The engine went past its memory limit.
+    Memory,
+    /// The manager adjudicated the game (a draw after N moves, or a win both
+    /// engines agreed on).
+    Adjudicated,
     /// The record does not say (a record from another program).
     Unknown,
 }
@@ -93,12 +107,18 @@ impl EndReason {
             EndReason::Draw => "draw",
             EndReason::Shutdown => "shutdown",
             EndReason::Resigned => "resignation",
+            EndReason::Illegal => "illegal",
+            EndReason::Crash => "crash",
+            EndReason::Stall => "stall",
+            EndReason::Protocol => "protocol",
+            EndReason::Memory => "memory",
+            EndReason::Adjudicated => "adjudicated",
             EndReason::Unknown => "unknown",
         }
     }
 
     /// Every reason but `Forbidden`, which carries its kind.
-    pub(crate) const PLAIN: [EndReason; 12] = [
+    pub(crate) const PLAIN: [EndReason; 18] = [
         EndReason::Five,
         EndReason::Timeout,
         EndReason::OffBoard,
@@ -110,6 +130,12 @@ impl EndReason {
         EndReason::Draw,
         EndReason::Shutdown,
         EndReason::Resigned,
+        EndReason::Illegal,
+        EndReason::Crash,
+        EndReason::Stall,
+        EndReason::Protocol,
+        EndReason::Memory,
+        EndReason::Adjudicated,
         EndReason::Unknown,
     ];
 }

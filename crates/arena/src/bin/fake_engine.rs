@@ -20,6 +20,10 @@
 //! Any further argument is ignored: tests put a marker there to find the
 //! processes they started.
 
+// libc calls (signals to process groups, CPU affinity, limits) need unsafe;
+// each block says why it is sound.
+#![allow(unsafe_code)]
+
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
