@@ -335,11 +335,10 @@ pub fn check(command: &str, turn: Duration, startup: Duration) -> Vec<CheckItem>
         &forbidden,
         turn,
     );
-    if let Some(item) = s.items.get_mut(before) {
-        if item.verdict == Verdict::Pass {
+    if let Some(item) = s.items.get_mut(before)
+        && item.verdict == Verdict::Pass {
             item.detail += " (avoided the forbidden j8)";
         }
-    }
     s.expect_ok("RESTART", "RESTART", quick, true);
     let slow: Vec<u128> = s
         .times

@@ -571,8 +571,8 @@ pub fn classify(line: &str, lenient: bool) -> Option<Event> {
         "OK" => Some(Event::Ok),
         "ERROR" | "UNKNOWN" => Some(Event::Fault(Fault::Protocol, clip(text))),
         _ => {
-            if let Some((x, y)) = text.split_once(',') {
-                if let (Ok(x), Ok(y)) = (x.trim().parse::<i64>(), y.trim().parse::<i64>()) {
+            if let Some((x, y)) = text.split_once(',')
+                && let (Ok(x), Ok(y)) = (x.trim().parse::<i64>(), y.trim().parse::<i64>()) {
                     let point = usize::try_from(x)
                         .ok()
                         .zip(usize::try_from(y).ok())
@@ -582,7 +582,6 @@ pub fn classify(line: &str, lenient: bool) -> Option<Event> {
                         None => Event::OffBoard(clip(text)),
                     });
                 }
-            }
             if lenient {
                 tracing::warn!("ignoring unexpected engine output {:?}", clip(text));
                 return None;

@@ -598,14 +598,13 @@ impl Runner<'_> {
     /// Adjudication after `mover`'s move, if configured.
     fn adjudicate(&mut self, mover: Color) -> Option<GameOutcome> {
         let adj = self.setup.adjudication;
-        if let Some(n) = adj.draw_after {
-            if self.moves.len() >= n {
+        if let Some(n) = adj.draw_after
+            && self.moves.len() >= n {
                 return Some(draw(
                     Termination::AdjudicatedDraw,
                     format!("draw after {n} moves"),
                 ));
             }
-        }
         let rule = adj.resign?;
         // Each eval is its own side's view: the mover's just now, the
         // other side's from its last move.
