@@ -336,9 +336,10 @@ pub fn check(command: &str, turn: Duration, startup: Duration) -> Vec<CheckItem>
         turn,
     );
     if let Some(item) = s.items.get_mut(before)
-        && item.verdict == Verdict::Pass {
-            item.detail += " (avoided the forbidden j8)";
-        }
+        && item.verdict == Verdict::Pass
+    {
+        item.detail += " (avoided the forbidden j8)";
+    }
     s.expect_ok("RESTART", "RESTART", quick, true);
     let slow: Vec<u128> = s
         .times

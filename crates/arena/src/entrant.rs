@@ -572,16 +572,17 @@ pub fn classify(line: &str, lenient: bool) -> Option<Event> {
         "ERROR" | "UNKNOWN" => Some(Event::Fault(Fault::Protocol, clip(text))),
         _ => {
             if let Some((x, y)) = text.split_once(',')
-                && let (Ok(x), Ok(y)) = (x.trim().parse::<i64>(), y.trim().parse::<i64>()) {
-                    let point = usize::try_from(x)
-                        .ok()
-                        .zip(usize::try_from(y).ok())
-                        .and_then(|(x, y)| Point::new(x, y));
-                    return Some(match point {
-                        Some(p) => Event::Move(p),
-                        None => Event::OffBoard(clip(text)),
-                    });
-                }
+                && let (Ok(x), Ok(y)) = (x.trim().parse::<i64>(), y.trim().parse::<i64>())
+            {
+                let point = usize::try_from(x)
+                    .ok()
+                    .zip(usize::try_from(y).ok())
+                    .and_then(|(x, y)| Point::new(x, y));
+                return Some(match point {
+                    Some(p) => Event::Move(p),
+                    None => Event::OffBoard(clip(text)),
+                });
+            }
             if lenient {
                 tracing::warn!("ignoring unexpected engine output {:?}", clip(text));
                 return None;

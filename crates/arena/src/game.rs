@@ -599,12 +599,13 @@ impl Runner<'_> {
     fn adjudicate(&mut self, mover: Color) -> Option<GameOutcome> {
         let adj = self.setup.adjudication;
         if let Some(n) = adj.draw_after
-            && self.moves.len() >= n {
-                return Some(draw(
-                    Termination::AdjudicatedDraw,
-                    format!("draw after {n} moves"),
-                ));
-            }
+            && self.moves.len() >= n
+        {
+            return Some(draw(
+                Termination::AdjudicatedDraw,
+                format!("draw after {n} moves"),
+            ));
+        }
         let rule = adj.resign?;
         // Each eval is its own side's view: the mover's just now, the
         // other side's from its last move.

@@ -100,12 +100,19 @@ impl Recorder {
     /// Waits until every game handed over is written, and reports a writer
     /// that panicked.
     pub async fn finish(self) -> Result<(), WriterPanicked> {
+        tokio::task::spawn_blocking(move || self.close())
+            .await
+            .map_err(|join| WriterPanicked(join.to_string()))?
+    }
+
+    /// [`Recorder::finish`] for a caller outside the runtime's tasks, such
+    /// as a terminal program saving one game: blocks this thread until every
+    /// game handed over is written.
+    pub fn close(self) -> Result<(), WriterPanicked> {
         let Recorder { jobs, lines, sgfs } = self;
         drop(jobs);
         // The SGF thread ends when the lines thread, its only sender, does.
-        let joined = tokio::task::spawn_blocking(move || [lines.join(), sgfs.join()]).await;
-        let joined = joined.map_err(|join| WriterPanicked(join.to_string()))?;
-        for result in joined {
+        for result in [lines.join(), sgfs.join()] {
             if let Err(panic) = result {
                 let what = panic
                     .downcast_ref::<&str>()

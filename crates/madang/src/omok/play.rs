@@ -299,16 +299,15 @@ where
                 Output::Think(request) => computer.ask(request),
                 Output::Ended(finished) => {
                     let name = settings.engine_name();
-                    app.view.saved = Some(
-                        match record::save(&settings.record_dir, &finished, &name).await {
+                    app.view.saved =
+                        Some(match record::save(&settings.record_dir, &finished, &name) {
                             Ok(path) => {
                                 let shown = format!("Saved {}", path.display());
                                 saved.push(path);
                                 shown
                             }
                             Err(e) => format!("Not saved: {e:#}"),
-                        },
-                    );
+                        });
                 }
             }
         }
@@ -680,7 +679,7 @@ mod tests {
         );
         let games = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
         assert!(games.contains("\"reason\":\"timeout\""), "{games}");
-        assert!(games.contains("\"result\":\"white\""), "{games}");
+        assert!(games.contains("\"winner\":\"white\""), "{games}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

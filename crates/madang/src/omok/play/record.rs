@@ -30,7 +30,11 @@ pub(crate) fn default_dir() -> PathBuf {
 }
 
 /// Writes `game` to `dir`; returns the SGF file's path.
-pub(crate) async fn save(dir: &Path, game: &Finished, engine: &str) -> Result<PathBuf> {
+///
+/// Blocks for the disk sync (milliseconds): the result is shown only once
+/// the game is saved, and the screen's clock is simulated in tests, which a
+/// wait inside the runtime would let run on.
+pub(crate) fn save(dir: &Path, game: &Finished, engine: &str) -> Result<PathBuf> {
     let started_unix_ms = game
         .started
         .duration_since(SystemTime::UNIX_EPOCH)
@@ -61,10 +65,9 @@ pub(crate) async fn save(dir: &Path, game: &Finished, engine: &str) -> Result<Pa
         reason: game.ending.reason(),
     };
     let recorder = Recorder::open(dir).with_context(|| format!("opening {}", dir.display()))?;
-    let committed = recorder.record(record);
-    let saved = committed.await;
+    let saved = futures::executor::block_on(recorder.record(record));
     // Waits for the SGF file too, so its path is real when shown.
-    recorder.finish().await?;
+    recorder.close()?;
     saved
         .context("the record writer stopped")?
         .with_context(|| format!("saving the game in {}", dir.display()))?;
@@ -82,8 +85,8 @@ mod tests {
     use super::super::versus::Ending;
     use super::*;
 
-    #[tokio::test]
-    async fn saved_as_sgf_and_json_line() {
+    #[test]
+    fn saved_as_sgf_and_json_line() {
         let dir = std::env::temp_dir().join(format!("madang-play-record-{}", std::process::id()));
         let moves = ["h8", "h9", "i8"].map(|m| m.parse().unwrap());
         let finished = Finished {
@@ -93,7 +96,7 @@ mod tests {
             times: vec![Duration::from_millis(1500); 3],
             started: SystemTime::UNIX_EPOCH + Duration::from_secs(1),
         };
-        let sgf = save(&dir, &finished, "madang easy").await.unwrap();
+        let sgf = save(&dir, &finished, "madang easy").unwrap();
         assert_eq!(sgf, dir.join("1000-local.sgf"));
         let back = GameRecord::read(&sgf, None).unwrap();
         assert_eq!(back.black, "madang easy");
