@@ -367,6 +367,21 @@ impl Room {
         self.settings
     }
 
+    /// The seat that calls first.
+    pub fn first(&self) -> usize {
+        self.first
+    }
+
+    /// The players' names, by seat.
+    pub fn players(&self) -> impl Iterator<Item = &str> {
+        self.seats.iter().map(|s| s.name.as_str())
+    }
+
+    /// Each seat's presence, by seat.
+    pub fn presence(&self) -> impl Iterator<Item = Presence> {
+        self.seats.iter().map(|s| s.presence)
+    }
+
     /// The result, once the game is over.
     pub fn result(&self) -> Option<&Final> {
         match &self.state {
