@@ -5,11 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use bingo::Card;
 use bingo::room::{
     Call, EndReason, Final, Input, Output, Presence, Refusal, Room, RoomConfig, RoomError,
     Standing, To,
 };
+use bingo::{Card, Line};
 use proptest::prelude::*;
 
 const GRACE: Duration = Duration::from_secs(60);
@@ -394,15 +394,18 @@ fn games() -> impl Strategy<Value = Game> {
     })
 }
 
-/// Completed lines of a card given the called numbers, counted from scratch.
+/// Completed lines of a card given the called numbers, counted cell by cell
+/// from the lines' definitions (not with [`bingo::Board`]'s counters).
 fn lines_done(card: &Card, called: &[u16]) -> usize {
     let n = card.size();
-    let marked = |r: usize, c: usize| called.contains(&card.at(r, c));
-    let rows = (0..n).filter(|&r| (0..n).all(|c| marked(r, c))).count();
-    let cols = (0..n).filter(|&c| (0..n).all(|r| marked(r, c))).count();
-    let diag = usize::from((0..n).all(|i| marked(i, i)));
-    let anti = usize::from((0..n).all(|i| marked(i, n - 1 - i)));
-    rows + cols + diag + anti
+    Line::all(n)
+        .filter(|&line| {
+            (0..n * n)
+                .map(|cell| (cell / n, cell % n))
+                .filter(|&(r, c)| line.contains(n, r, c))
+                .all(|(r, c)| called.contains(&card.at(r, c)))
+        })
+        .count()
 }
 
 proptest! {
