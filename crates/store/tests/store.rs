@@ -303,6 +303,12 @@ async fn a_corrupt_column_is_an_error_not_a_panic() {
     let id = store.save_omok(&record).await.unwrap();
     let other = store.save_omok(&record).await.unwrap();
     let raw = sqlx::SqlitePool::connect(&url).await.unwrap();
+    // The journal mode is kept in the file: the store made it WAL.
+    let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode")
+        .fetch_one(&raw)
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
     sqlx::query("UPDATE games SET record = '{\"id\": 3' WHERE id = $1")
         .bind(&id)
         .execute(&raw)
