@@ -226,13 +226,17 @@ fn a_seat_that_leaves_keeps_its_place_through_the_grace() {
     let (To::Seat(1), Output::Snapshot(snapshot)) = &outputs[1] else {
         panic!("{outputs:?}");
     };
-    assert_eq!(snapshot.seat, 1);
+    assert_eq!(snapshot.seat, Some(1));
     assert_eq!(snapshot.card, Some(plain()));
     assert_eq!(snapshot.calls, [Call { seat: 0, number: 5 }]);
     assert_eq!(snapshot.turn, Some((1, None)));
     assert_eq!(snapshot.presence, [Presence::Here; 3]);
     assert_eq!(snapshot.players, ["p0", "p1", "p2"]);
     assert_eq!(room.poll_timeout(), None);
+    // A spectator sees the game but no card.
+    let watcher = room.snapshot(None);
+    assert_eq!((watcher.seat, watcher.card), (None, None));
+    assert_eq!(watcher.calls, snapshot.calls);
     room.handle(1, Input::Call(1), back);
     assert!(
         drain(&mut room)
@@ -295,6 +299,12 @@ fn a_two_player_room_ends_when_a_player_leaves_before_the_start() {
     assert_eq!(result.places[0].standing, Standing::Unfinished);
     assert_eq!(result.cards[1], None);
     assert!(result.calls.is_empty());
+    // A game that ends while a seat is away has no deadline left.
+    let mut room = Room::new(config(2, 3, 1)).unwrap();
+    room.handle(1, Input::Leave, now);
+    room.handle(0, Input::Quit, now);
+    assert_eq!(ranks(room.result().expect("over")), [2, 1]);
+    assert_eq!(room.poll_timeout(), None);
     // A third player who never fills a card and leaves lets the others start.
     let mut room = Room::new(config(3, 3, 1)).unwrap();
     room.handle(0, Input::Shuffle, now);
