@@ -534,3 +534,85 @@ proptest! {
         }
     }
 }
+
+/// One step of a random session: a seat's input, or time passing.
+#[derive(Debug, Clone)]
+enum Step {
+    Input(usize, u8, u16),
+    Wait(u64),
+}
+
+fn steps() -> impl Strategy<Value = Vec<Step>> {
+    proptest::collection::vec(
+        prop_oneof![
+            (0_usize..4, 0_u8..6, 0_u16..20).prop_map(|(s, k, n)| Step::Input(s, k, n)),
+            (0_u64..40_000).prop_map(Step::Wait),
+        ],
+        0..80,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Whatever seats do and however time passes, the room never asks to be
+    /// woken in the past, every output goes to a real seat, and left to the
+    /// clock it always finishes.
+    #[test]
+    fn the_clock_never_stalls_and_games_finish(steps in steps(), players in 2_usize..=4) {
+        let mut now = Instant::now();
+        let mut room = Room::new(RoomConfig {
+            call_limit: Some(Duration::from_secs(10)),
+            grace: Duration::from_secs(30),
+            ..config(players, 4, 2)
+        })
+        .unwrap();
+        let check = |room: &mut Room, now: Instant| -> Result<(), TestCaseError> {
+            for (to, _) in drain(room) {
+                if let To::Seat(seat) = to {
+                    prop_assert!(seat < players);
+                }
+            }
+            if let Some(at) = room.poll_timeout() {
+                prop_assert!(at > now, "woken in the past");
+            }
+            Ok(())
+        };
+        for step in steps {
+            match step {
+                Step::Input(seat, kind, number) => {
+                    let input = match kind {
+                        0 => Input::Shuffle,
+                        1 => Input::Call(number),
+                        2 => Input::Leave,
+                        3 => Input::Rejoin,
+                        4 => Input::Quit,
+                        _ => Input::Card(Card::new(4, (1..=16).rev().collect()).unwrap()),
+                    };
+                    room.handle(seat, input, now);
+                }
+                Step::Wait(ms) => {
+                    now += Duration::from_millis(ms);
+                    if room.poll_timeout().is_some_and(|at| at <= now) {
+                        room.handle_timeout(now);
+                    }
+                }
+            }
+            check(&mut room, now)?;
+        }
+        // Everyone fills a card; from then on the clock alone ends the game.
+        for seat in 0..players {
+            room.handle(seat, Input::Shuffle, now);
+        }
+        check(&mut room, now)?;
+        let mut wakes = 0;
+        while let Some(at) = room.poll_timeout() {
+            now = at;
+            room.handle_timeout(now);
+            check(&mut room, now)?;
+            wakes += 1;
+            prop_assert!(wakes < 1000, "no end in sight");
+        }
+        prop_assert!(room.result().is_some(), "stopped before the end");
+    }
+}
