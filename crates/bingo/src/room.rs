@@ -265,15 +265,15 @@ pub struct Final {
 /// Where the game stands, as sent to a seat that rejoins.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
-    /// The seat this snapshot is for.
-    pub seat: usize,
+    /// The seat this snapshot is for (`None`: a spectator's).
+    pub seat: Option<usize>,
     /// The players' names, by seat.
     pub players: Vec<String>,
     /// Each seat's presence.
     pub presence: Vec<Presence>,
     /// Which seats have a card.
     pub ready: Vec<bool>,
-    /// Your card, if filled.
+    /// Your card, if filled (a spectator sees no card before the end).
     pub card: Option<Card>,
     /// The calls so far.
     pub calls: Vec<Call>,
@@ -367,6 +367,21 @@ impl Room {
         self.settings
     }
 
+    /// The seat that calls first.
+    pub fn first(&self) -> usize {
+        self.first
+    }
+
+    /// The players' names, by seat.
+    pub fn players(&self) -> impl Iterator<Item = &str> {
+        self.seats.iter().map(|s| s.name.as_str())
+    }
+
+    /// Each seat's presence, by seat.
+    pub fn presence(&self) -> impl Iterator<Item = Presence> {
+        self.seats.iter().map(|s| s.presence)
+    }
+
     /// The result, once the game is over.
     pub fn result(&self) -> Option<&Final> {
         match &self.state {
@@ -393,7 +408,7 @@ impl Room {
                     self.seats[seat].presence = Presence::Here;
                     self.send(To::Everyone, Output::Back { seat });
                 }
-                let snapshot = self.snapshot(seat);
+                let snapshot = self.snapshot(Some(seat));
                 self.send(To::Seat(seat), Output::Snapshot(Box::new(snapshot)));
             }
             _ if presence == Presence::Gone => {
@@ -416,6 +431,9 @@ impl Room {
 
     /// When [`Room::handle_timeout`] must next be called, if ever.
     pub fn poll_timeout(&self) -> Option<Instant> {
+        if let State::Over(_) = self.state {
+            return None;
+        }
         let away = self.seats.iter().filter_map(|s| match s.presence {
             Presence::Away(until) => Some(until),
             _ => None,
@@ -669,7 +687,10 @@ impl Room {
         self.send(To::Everyone, Output::Over(Box::new(result)));
     }
 
-    fn snapshot(&self, seat: usize) -> Snapshot {
+    /// The whole state as `seat` (or a spectator, `None`) may see it: other
+    /// players' cards stay hidden until the game is over.
+    pub fn snapshot(&self, seat: Option<usize>) -> Snapshot {
+        let seat = seat.filter(|&s| s < self.seats.len());
         let n = self.seats.len();
         let mut snapshot = Snapshot {
             seat,
@@ -685,18 +706,19 @@ impl Room {
         match &self.state {
             State::Filling { cards } => {
                 snapshot.ready = cards.iter().map(Option::is_some).collect();
-                snapshot.card = cards[seat].clone();
+                snapshot.card = seat.and_then(|s| cards[s].clone());
             }
             State::Playing(play) => {
                 snapshot.ready = play.boards.iter().map(Option::is_some).collect();
-                snapshot.card = play.boards[seat].as_ref().map(|b| b.card().clone());
+                snapshot.card =
+                    seat.and_then(|s| play.boards[s].as_ref().map(|b| b.card().clone()));
                 snapshot.calls = play.calls.clone();
                 snapshot.bingo = play.bingo.clone();
                 snapshot.turn = Some((play.turn, play.deadline));
             }
             State::Over(result) => {
                 snapshot.ready = result.cards.iter().map(Option::is_some).collect();
-                snapshot.card = result.cards[seat].clone();
+                snapshot.card = seat.and_then(|s| result.cards[s].clone());
                 snapshot.calls = result.calls.clone();
                 snapshot.bingo = result
                     .places

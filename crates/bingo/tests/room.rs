@@ -5,11 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use bingo::Card;
 use bingo::room::{
     Call, EndReason, Final, Input, Output, Presence, Refusal, Room, RoomConfig, RoomError,
     Standing, To,
 };
+use bingo::{Card, Line};
 use proptest::prelude::*;
 
 const GRACE: Duration = Duration::from_secs(60);
@@ -226,13 +226,17 @@ fn a_seat_that_leaves_keeps_its_place_through_the_grace() {
     let (To::Seat(1), Output::Snapshot(snapshot)) = &outputs[1] else {
         panic!("{outputs:?}");
     };
-    assert_eq!(snapshot.seat, 1);
+    assert_eq!(snapshot.seat, Some(1));
     assert_eq!(snapshot.card, Some(plain()));
     assert_eq!(snapshot.calls, [Call { seat: 0, number: 5 }]);
     assert_eq!(snapshot.turn, Some((1, None)));
     assert_eq!(snapshot.presence, [Presence::Here; 3]);
     assert_eq!(snapshot.players, ["p0", "p1", "p2"]);
     assert_eq!(room.poll_timeout(), None);
+    // A spectator sees the game but no card.
+    let watcher = room.snapshot(None);
+    assert_eq!((watcher.seat, watcher.card), (None, None));
+    assert_eq!(watcher.calls, snapshot.calls);
     room.handle(1, Input::Call(1), back);
     assert!(
         drain(&mut room)
@@ -295,6 +299,12 @@ fn a_two_player_room_ends_when_a_player_leaves_before_the_start() {
     assert_eq!(result.places[0].standing, Standing::Unfinished);
     assert_eq!(result.cards[1], None);
     assert!(result.calls.is_empty());
+    // A game that ends while a seat is away has no deadline left.
+    let mut room = Room::new(config(2, 3, 1)).unwrap();
+    room.handle(1, Input::Leave, now);
+    room.handle(0, Input::Quit, now);
+    assert_eq!(ranks(room.result().expect("over")), [2, 1]);
+    assert_eq!(room.poll_timeout(), None);
     // A third player who never fills a card and leaves lets the others start.
     let mut room = Room::new(config(3, 3, 1)).unwrap();
     room.handle(0, Input::Shuffle, now);
@@ -394,15 +404,18 @@ fn games() -> impl Strategy<Value = Game> {
     })
 }
 
-/// Completed lines of a card given the called numbers, counted from scratch.
+/// Completed lines of a card given the called numbers, counted cell by cell
+/// from the lines' definitions (not with [`bingo::Board`]'s counters).
 fn lines_done(card: &Card, called: &[u16]) -> usize {
     let n = card.size();
-    let marked = |r: usize, c: usize| called.contains(&card.at(r, c));
-    let rows = (0..n).filter(|&r| (0..n).all(|c| marked(r, c))).count();
-    let cols = (0..n).filter(|&c| (0..n).all(|r| marked(r, c))).count();
-    let diag = usize::from((0..n).all(|i| marked(i, i)));
-    let anti = usize::from((0..n).all(|i| marked(i, n - 1 - i)));
-    rows + cols + diag + anti
+    Line::all(n)
+        .filter(|&line| {
+            (0..n * n)
+                .map(|cell| (cell / n, cell % n))
+                .filter(|&(r, c)| line.contains(n, r, c))
+                .all(|(r, c)| called.contains(&card.at(r, c)))
+        })
+        .count()
 }
 
 proptest! {
@@ -519,5 +532,87 @@ proptest! {
                 expected
             );
         }
+    }
+}
+
+/// One step of a random session: a seat's input, or time passing.
+#[derive(Debug, Clone)]
+enum Step {
+    Input(usize, u8, u16),
+    Wait(u64),
+}
+
+fn steps() -> impl Strategy<Value = Vec<Step>> {
+    proptest::collection::vec(
+        prop_oneof![
+            (0_usize..4, 0_u8..6, 0_u16..20).prop_map(|(s, k, n)| Step::Input(s, k, n)),
+            (0_u64..40_000).prop_map(Step::Wait),
+        ],
+        0..80,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Whatever seats do and however time passes, the room never asks to be
+    /// woken in the past, every output goes to a real seat, and left to the
+    /// clock it always finishes.
+    #[test]
+    fn the_clock_never_stalls_and_games_finish(steps in steps(), players in 2_usize..=4) {
+        let mut now = Instant::now();
+        let mut room = Room::new(RoomConfig {
+            call_limit: Some(Duration::from_secs(10)),
+            grace: Duration::from_secs(30),
+            ..config(players, 4, 2)
+        })
+        .unwrap();
+        let check = |room: &mut Room, now: Instant| -> Result<(), TestCaseError> {
+            for (to, _) in drain(room) {
+                if let To::Seat(seat) = to {
+                    prop_assert!(seat < players);
+                }
+            }
+            if let Some(at) = room.poll_timeout() {
+                prop_assert!(at > now, "woken in the past");
+            }
+            Ok(())
+        };
+        for step in steps {
+            match step {
+                Step::Input(seat, kind, number) => {
+                    let input = match kind {
+                        0 => Input::Shuffle,
+                        1 => Input::Call(number),
+                        2 => Input::Leave,
+                        3 => Input::Rejoin,
+                        4 => Input::Quit,
+                        _ => Input::Card(Card::new(4, (1..=16).rev().collect()).unwrap()),
+                    };
+                    room.handle(seat, input, now);
+                }
+                Step::Wait(ms) => {
+                    now += Duration::from_millis(ms);
+                    if room.poll_timeout().is_some_and(|at| at <= now) {
+                        room.handle_timeout(now);
+                    }
+                }
+            }
+            check(&mut room, now)?;
+        }
+        // Everyone fills a card; from then on the clock alone ends the game.
+        for seat in 0..players {
+            room.handle(seat, Input::Shuffle, now);
+        }
+        check(&mut room, now)?;
+        let mut wakes = 0;
+        while let Some(at) = room.poll_timeout() {
+            now = at;
+            room.handle_timeout(now);
+            check(&mut room, now)?;
+            wakes += 1;
+            prop_assert!(wakes < 1000, "no end in sight");
+        }
+        prop_assert!(room.result().is_some(), "stopped before the end");
     }
 }

@@ -180,8 +180,10 @@ impl Store {
     }
 
     /// Claims the lowest-numbered pending game of the tournament for
-    /// `worker`, or `None` when no game is pending (all are claimed or
-    /// done). Two workers never claim the same game: on PostgreSQL the
+    /// `worker`, or `None` when no game is pending now. `None` does not mean
+    /// the tournament is over: games claimed by others may still be released
+    /// by [`Store::release_stale`], so a worker polls until
+    /// [`Store::tournament_games`] shows every game done. Two workers never claim the same game: on PostgreSQL the
     /// pending row is locked with `FOR UPDATE SKIP LOCKED`, so concurrent
     /// claimers take different rows without waiting for each other; on
     /// SQLite the claim is one `UPDATE`, which SQLite runs alone.

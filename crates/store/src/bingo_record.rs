@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use bingo::room::{EndReason, Room, Standing};
 use bingo::{Card, Role, Settings};
 use serde::{Deserialize, Serialize};
 
@@ -26,8 +27,8 @@ pub struct BingoGameRecord {
     pub players: Vec<BingoPlayer>,
     /// The numbers called, in order.
     pub calls: Vec<BingoCall>,
-    /// How the game ended (`bingo`, `left`, `timeout`, ...), as the room
-    /// names it.
+    /// How the game ended: `bingo` (the calls decided the ranking) or
+    /// `forfeit` (players leaving did).
     pub reason: String,
 }
 
@@ -36,8 +37,9 @@ pub struct BingoGameRecord {
 pub struct BingoPlayer {
     /// The player's name.
     pub name: String,
-    /// The card's numbers row by row (n² numbers, each of 1..=n² once).
-    pub card: Vec<u16>,
+    /// The card's numbers row by row (n² numbers, each of 1..=n² once);
+    /// `None` for a player who left before filling it.
+    pub card: Option<Vec<u16>>,
     /// The player's place: 1 is best, and players who tie share a place
     /// (two players who both completed on the same call are both 1st).
     pub rank: u32,
@@ -56,6 +58,45 @@ pub struct BingoCall {
 }
 
 impl BingoGameRecord {
+    /// The record of a room's game, once it is over (`None` before).
+    pub fn from_room(room: &Room, started_unix_ms: u64) -> Option<BingoGameRecord> {
+        let result = room.result()?;
+        let settings = room.settings();
+        Some(BingoGameRecord {
+            size: settings.size(),
+            lines: settings.lines(),
+            first_caller: room.first(),
+            started_unix_ms,
+            players: room
+                .players()
+                .zip(&result.places)
+                .zip(&result.cards)
+                .map(|((name, place), card)| BingoPlayer {
+                    name: name.to_owned(),
+                    card: card.as_ref().map(|card| card.numbers().to_vec()),
+                    rank: place.rank,
+                    bingo_on_call: match place.standing {
+                        Standing::Bingo(call) => Some(call),
+                        Standing::Unfinished | Standing::Forfeited => None,
+                    },
+                })
+                .collect(),
+            calls: result
+                .calls
+                .iter()
+                .map(|call| BingoCall {
+                    seat: call.seat,
+                    number: call.number,
+                })
+                .collect(),
+            reason: match result.reason {
+                EndReason::Bingo => "bingo",
+                EndReason::Forfeit => "forfeit",
+            }
+            .to_owned(),
+        })
+    }
+
     /// Checks that the record is a game the store can list: 2 to 8 players,
     /// settings and cards the bingo rules accept, calls by real seats of
     /// distinct numbers on the cards, ranks within the player count.
@@ -73,8 +114,10 @@ impl BingoGameRecord {
             return invalid(format!("no seat {} to call first", self.first_caller));
         }
         for (seat, player) in self.players.iter().enumerate() {
-            Card::new(self.size, player.card.clone())
-                .map_err(|e| Error::Invalid(format!("card of seat {seat}: {e}")))?;
+            if let Some(card) = &player.card {
+                Card::new(self.size, card.clone())
+                    .map_err(|e| Error::Invalid(format!("card of seat {seat}: {e}")))?;
+            }
             let places = u32::try_from(self.players.len()).unwrap_or(u32::MAX);
             if player.rank == 0 || player.rank > places {
                 return invalid(format!("seat {seat} ranked {}", player.rank));

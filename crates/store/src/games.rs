@@ -229,20 +229,8 @@ macro_rules! insert_game {
 }
 pub(crate) use insert_game;
 
-/// The columns of a summary, in the order of [`SUMMARY_COLUMNS`].
-type SummaryRow = (
-    i64,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    i64,
-    Option<String>,
-);
-
-/// A [`SummaryRow`] followed by the record.
+/// A row of [`GAME_COLUMNS`]: the summary's columns, and the record when
+/// it was asked for.
 type GameRow = (
     i64,
     String,
@@ -253,21 +241,24 @@ type GameRow = (
     String,
     i64,
     Option<String>,
-    String,
+    Option<String>,
 );
 
-const SUMMARY_COLUMNS: &str =
-    "seq, id, kind, rule, players, result, reason, ended_unix_ms, tournament";
+/// The columns of a [`GameRow`]; `{record}` is `record`, or `NULL` where
+/// only the summary is wanted.
+const GAME_COLUMNS: &str =
+    "seq, id, kind, rule, players, result, reason, ended_unix_ms, tournament, {record}";
 
+/// A row's summary, and its record if it was selected.
 fn summary(
-    (_, id, kind, rule, players, result, reason, ended_unix_ms, tournament): SummaryRow,
-) -> Result<GameSummary> {
+    (_, id, kind, rule, players, result, reason, ended_unix_ms, tournament, record): GameRow,
+) -> Result<(GameSummary, Option<String>)> {
     let kind = kind.parse().map_err(|_| Error::Corrupt {
         what: format!("game {id}: kind"),
         reason: format!("unknown kind {kind:?}"),
     })?;
     let players = from_json(&players, || format!("game {id}: players"))?;
-    Ok(GameSummary {
+    let summary = GameSummary {
         id,
         kind,
         rule,
@@ -276,7 +267,8 @@ fn summary(
         reason,
         ended_unix_ms,
         tournament,
-    })
+    };
+    Ok((summary, record))
 }
 
 impl Store {
@@ -305,18 +297,16 @@ impl Store {
 
     /// The game with this id, if there is one.
     pub async fn game(&self, id: &str) -> Result<Option<StoredGame>> {
-        let sql = format!("SELECT {SUMMARY_COLUMNS}, record FROM games WHERE id = $1");
+        let columns = GAME_COLUMNS.replace("{record}", "record");
+        let sql = format!("SELECT {columns} FROM games WHERE id = $1");
         let row: Option<GameRow> = with_pool!(self, |pool| {
             sqlx::query_as(&sql).bind(id).fetch_optional(pool).await?
         });
-        let Some((seq, id, kind, rule, players, result, reason, ended, tournament, record)) = row
-        else {
+        let Some(row) = row else {
             return Ok(None);
         };
-        let row = (
-            seq, id, kind, rule, players, result, reason, ended, tournament,
-        );
-        let summary = summary(row)?;
+        let (summary, record) = summary(row)?;
+        let record = record.unwrap_or_default();
         let what = || format!("game {}: record", summary.id);
         let record = match summary.kind {
             GameKind::Omok => Record::Omok(from_json(&record, what)?),
@@ -329,7 +319,8 @@ impl Store {
     /// of the next page.
     pub async fn recent(&self, filter: &RecentFilter) -> Result<Page> {
         let limit = filter.limit.clamp(1, RecentFilter::MAX_LIMIT);
-        let mut sql = format!("SELECT {SUMMARY_COLUMNS} FROM games g WHERE TRUE");
+        let columns = GAME_COLUMNS.replace("{record}", "CAST(NULL AS TEXT)");
+        let mut sql = format!("SELECT {columns} FROM games g WHERE TRUE");
         let mut n = 0;
         let mut param = || {
             n += 1;
@@ -352,7 +343,7 @@ impl Store {
         }
         // One more than asked, to know whether there is a next page.
         sql += &format!(" ORDER BY seq DESC LIMIT {}", param());
-        let mut rows: Vec<SummaryRow> = with_pool!(self, |pool| {
+        let mut rows: Vec<GameRow> = with_pool!(self, |pool| {
             let mut query = sqlx::query_as(&sql);
             if let Some(kind) = filter.kind {
                 query = query.bind(kind.name());
@@ -375,7 +366,10 @@ impl Store {
         } else {
             None
         };
-        let games = rows.into_iter().map(summary).collect::<Result<_>>()?;
+        let games = rows
+            .into_iter()
+            .map(|row| Ok(summary(row)?.0))
+            .collect::<Result<_>>()?;
         Ok(Page { games, next })
     }
 }

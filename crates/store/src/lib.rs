@@ -5,7 +5,7 @@
 //! One [`Store`] serves both backends with the same SQL: the URL given to
 //! [`Store::open`] picks SQLite (`sqlite://path`, or a bare file path) or
 //! PostgreSQL (`postgres://…`), and the schema migrations embedded from
-//! `migrations/<backend>/` are applied on open.
+//! `migrations/` are applied on open.
 //!
 //! - Games ([`games`]): every finished Omok or bingo game is one row holding
 //!   its record as JSON, plus the columns the lists filter and sort on

@@ -1,7 +1,8 @@
 //! The schema migrations, embedded in the binary so that `madang` stays one
-//! file. Each backend has its own directory because their SQL differs in
-//! small ways (how an auto-numbered key is declared); a new migration goes in
-//! both, with the next version number.
+//! file. Both backends run the same SQL files except for the phrases they
+//! spell differently, written `{name}` in the files and filled in per
+//! backend here (an unfilled one is a syntax error on both). A new migration
+//! goes in `migrations/` with the next version number.
 
 use std::borrow::Cow;
 
@@ -9,22 +10,39 @@ use futures::future::BoxFuture;
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{MigrateError, Migration, MigrationSource, MigrationType, Migrator};
 
-/// Migrations as `(version, description, SQL)`.
-#[derive(Debug)]
-struct Embedded(&'static [(i64, &'static str, &'static str)]);
+/// The migrations as `(version, description, SQL)`.
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "games and tournaments",
+    include_str!("../migrations/0001_games_and_tournaments.sql"),
+)];
 
-impl<'s> MigrationSource<'s> for Embedded {
+/// How a backend spells the phrases of the migrations.
+#[derive(Debug, Clone, Copy)]
+struct Dialect {
+    /// An auto-numbered 64-bit primary key.
+    serial_key: &'static str,
+}
+
+const SQLITE: Dialect = Dialect {
+    serial_key: "INTEGER PRIMARY KEY AUTOINCREMENT",
+};
+
+const POSTGRES: Dialect = Dialect {
+    serial_key: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+};
+
+impl<'s> MigrationSource<'s> for Dialect {
     fn resolve(self) -> BoxFuture<'s, Result<Vec<Migration>, BoxDynError>> {
         Box::pin(async move {
-            Ok(self
-                .0
+            Ok(MIGRATIONS
                 .iter()
                 .map(|&(version, description, sql)| {
                     Migration::new(
                         version,
                         Cow::Borrowed(description),
                         MigrationType::Simple,
-                        Cow::Borrowed(sql),
+                        Cow::Owned(sql.replace("{serial_key}", self.serial_key)),
                         false,
                     )
                 })
@@ -33,24 +51,12 @@ impl<'s> MigrationSource<'s> for Embedded {
     }
 }
 
-const SQLITE: &[(i64, &str, &str)] = &[(
-    1,
-    "games and tournaments",
-    include_str!("../migrations/sqlite/0001_games_and_tournaments.sql"),
-)];
-
-const POSTGRES: &[(i64, &str, &str)] = &[(
-    1,
-    "games and tournaments",
-    include_str!("../migrations/postgres/0001_games_and_tournaments.sql"),
-)];
-
 /// The SQLite schema.
 pub(crate) async fn sqlite() -> Result<Migrator, MigrateError> {
-    Migrator::new(Embedded(SQLITE)).await
+    Migrator::new(SQLITE).await
 }
 
 /// The PostgreSQL schema.
 pub(crate) async fn postgres() -> Result<Migrator, MigrateError> {
-    Migrator::new(Embedded(POSTGRES)).await
+    Migrator::new(POSTGRES).await
 }

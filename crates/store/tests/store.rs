@@ -77,7 +77,7 @@ fn bingo_record(names: &[&str]) -> BingoGameRecord {
             .enumerate()
             .map(|(seat, name)| BingoPlayer {
                 name: (*name).to_owned(),
-                card: (1..=9).collect(),
+                card: Some((1..=9).collect()),
                 rank: if seat == 0 { 1 } else { 2 },
                 bingo_on_call: (seat == 0).then_some(3),
             })
@@ -149,6 +149,16 @@ async fn bingo_games_round_trip_and_bad_ones_are_refused() {
             "draw"
         );
 
+        // A player who left before filling a card has none.
+        let mut left = record.clone();
+        left.players[2].card = None;
+        left.players[2].rank = 3;
+        let id = store.save_bingo(&left).await.unwrap();
+        assert_eq!(
+            store.game(&id).await.unwrap().unwrap().record,
+            Record::Bingo(left)
+        );
+
         let mut bad = Vec::new();
         let mut one = record.clone();
         one.players.truncate(1);
@@ -157,7 +167,7 @@ async fn bingo_games_round_trip_and_bad_ones_are_refused() {
         nine.players = vec![record.players[0].clone(); 9];
         bad.push(nine);
         let mut card = record.clone();
-        card.players[1].card[0] = 2;
+        card.players[1].card = Some(vec![2; 9]);
         bad.push(card);
         let mut call = record.clone();
         call.calls.push(BingoCall { seat: 0, number: 1 });
@@ -179,7 +189,8 @@ async fn bingo_games_round_trip_and_bad_ones_are_refused() {
             player: Some(names[2].clone()),
             ..RecentFilter::default()
         };
-        assert_eq!(store.recent(&filter).await.unwrap().games.len(), 1);
+        // The first game and the one seat 2 left.
+        assert_eq!(store.recent(&filter).await.unwrap().games.len(), 2);
     }
 }
 
@@ -293,6 +304,12 @@ async fn a_corrupt_column_is_an_error_not_a_panic() {
     let id = store.save_omok(&record).await.unwrap();
     let other = store.save_omok(&record).await.unwrap();
     let raw = sqlx::SqlitePool::connect(&url).await.unwrap();
+    // The journal mode is kept in the file: the store made it WAL.
+    let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode")
+        .fetch_one(&raw)
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
     sqlx::query("UPDATE games SET record = '{\"id\": 3' WHERE id = $1")
         .bind(&id)
         .execute(&raw)
@@ -530,5 +547,45 @@ async fn an_unknown_tournament_is_an_error() {
         let empty = store.create_tournament(&json!({}), &[]).await.unwrap();
         assert_eq!(store.claim_next(&empty, "w").await.unwrap(), None);
         assert_eq!(store.tournament_games(&empty).await.unwrap(), []);
+    }
+}
+
+#[tokio::test]
+async fn a_finished_bingo_room_is_saved_as_its_record() {
+    use bingo::room::{Input, Room, RoomConfig};
+    use std::time::Instant;
+
+    let names = [unique("ann"), unique("bob"), unique("cy")];
+    let mut room = Room::new(RoomConfig {
+        size: 4,
+        lines: 2,
+        first: 1,
+        players: names.to_vec(),
+        call_limit: Some(Duration::from_secs(5)),
+        grace: Duration::from_secs(60),
+        seed: 3,
+    })
+    .unwrap();
+    let start = Instant::now();
+    for seat in 0..3 {
+        room.handle(seat, Input::Shuffle, start);
+    }
+    assert_eq!(BingoGameRecord::from_room(&room, 0), None);
+    // Nobody calls: the room calls for each player in turn until the end.
+    while let Some(at) = room.poll_timeout() {
+        room.handle_timeout(at);
+    }
+    let record = BingoGameRecord::from_room(&room, 1_700_000_000_000).expect("over");
+    assert_eq!(record.first_caller, 1);
+    assert_eq!(record.calls[0].seat, 1);
+    assert_eq!(record.reason, "bingo");
+    assert!(record.players.iter().any(|p| p.rank == 1));
+    record.validate().unwrap();
+    for db in databases() {
+        let store = Store::open(&db.url).await.unwrap();
+        let id = store.save_bingo(&record).await.unwrap();
+        let game = store.game(&id).await.unwrap().unwrap();
+        assert_eq!(game.record, Record::Bingo(record.clone()));
+        assert_eq!(game.summary.players, names);
     }
 }

@@ -1,8 +1,9 @@
 -- Finished games: the record as JSON, plus what lists filter and sort on.
 -- `seq` orders the lists (newest first) and is the paging cursor; `id` is
--- the random public id.
+-- the random public id. `{serial_key}` is the one phrase the backends spell
+-- differently: an auto-numbered 64-bit primary key (see src/migrations.rs).
 CREATE TABLE games (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq {serial_key},
     id TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL,
     rule TEXT NOT NULL,
