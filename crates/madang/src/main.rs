@@ -8,6 +8,7 @@ mod brain;
 mod logging;
 mod matches;
 mod omok;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -31,6 +32,9 @@ enum Command {
     Brain(brain::Args),
     /// Play two engines against each other, without a network.
     Match(matches::Args),
+    /// The yard in the browser: lobby, Omok rooms, spectators, records,
+    /// and the 3-byte referee port for programs.
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
         Command::Bingo(args) => bingo::run(args),
         Command::Brain(args) => brain::run(args),
         Command::Match(args) => matches::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     // Errors are for people: the message and its causes, no backtrace.
     match outcome {
