@@ -163,7 +163,7 @@ function renderRooms(list, rooms) {
       h("td", {}, `${seatText(black)} / ${seatText(white)}`),
       h("td", {}, `${r.rule}, ${clockText(r.time_control)}`),
       h("td", {}, state, r.spectators ? ` · ${r.spectators} watching` : ""),
-      h("td", {}, free && r.status === "waiting" ? h("a", { href: `/r/${r.id}` }, "join") : null, " ",
+      h("td", {}, free && r.status === "waiting" ? h("a", { href: `/r/${r.id}`, class: "join" }, "join") : null, " ",
         h("a", { href: `/r/${r.id}?watch=1` }, "watch")));
   }));
 }
