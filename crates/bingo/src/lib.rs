@@ -30,6 +30,7 @@ pub mod frame;
 pub mod local;
 pub mod message;
 pub mod outcome;
+pub mod room;
 pub mod session;
 pub mod settings;
 pub mod verify;

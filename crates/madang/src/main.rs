@@ -9,6 +9,7 @@ mod logging;
 mod matches;
 mod omok;
 mod serve;
+mod serve_load;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,9 @@ enum Command {
     /// The yard in the browser: lobby, Omok rooms, spectators, records,
     /// and the 3-byte referee port for programs.
     Serve(serve::Args),
+    /// Load-test `madang serve` on loopback: rooms of two players moving at
+    /// a steady pace, spectators, latency and memory figures.
+    ServeLoad(serve_load::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Command::Brain(args) => brain::run(args),
         Command::Match(args) => matches::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::ServeLoad(args) => serve_load::run(args),
     };
     // Errors are for people: the message and its causes, no backtrace.
     match outcome {

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -25,10 +24,10 @@ pub struct Args {
     /// Time per move on the referee port, like 15s or 500ms.
     #[arg(long, default_value = "15s", value_parser = parse_duration)]
     referee_turn_time: Duration,
-    /// Where finished games are recorded (a directory: games.jsonl and one
-    /// SGF file per game).
-    #[arg(long, default_value = "madang-records", value_name = "PATH")]
-    database: PathBuf,
+    /// The database of finished games: a SQLite file (created if missing)
+    /// or a postgres:// URL.
+    #[arg(long, default_value = "madang.db", value_name = "PATH|URL")]
+    database: String,
     /// How long a person's seat is kept after their browser went away.
     #[arg(long, default_value = "60s", value_parser = parse_duration)]
     grace: Duration,
@@ -64,7 +63,7 @@ pub fn run(args: Args) -> Result<()> {
         referee_addr: args.referee_addr,
         referee_rule: args.referee_rule,
         referee_turn_time: args.referee_turn_time,
-        records_dir: args.database,
+        database: args.database,
         grace: args.grace,
         max_rooms: args.max_rooms,
         max_connections: args.max_connections,

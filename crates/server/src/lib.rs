@@ -14,7 +14,6 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -53,8 +52,9 @@ pub struct Config {
     pub referee_turn_time: Duration,
     /// How long a program may sit on the referee port without being ready.
     pub referee_idle: Duration,
-    /// Where finished games are written.
-    pub records_dir: PathBuf,
+    /// The database of finished games: a SQLite file path, or a
+    /// `sqlite:` or `postgres://` URL.
+    pub database: String,
     /// How long a person's seat is kept after the connection went.
     pub grace: Duration,
     /// At most this many rooms at once.
@@ -73,7 +73,7 @@ impl Default for Config {
             referee_rule: Rule::Renju,
             referee_turn_time: Duration::from_secs(15),
             referee_idle: Duration::from_secs(300),
-            records_dir: PathBuf::from("madang-records"),
+            database: "madang.db".to_owned(),
             grace: Duration::from_secs(60),
             max_rooms: 10_000,
             max_connections: 20_000,
@@ -138,8 +138,9 @@ impl Server {
         let referee = TcpListener::bind(config.referee_addr)
             .await
             .with_context(|| format!("listening on {}", config.referee_addr))?;
-        let records = Records::open(&config.records_dir)
-            .with_context(|| format!("opening the records in {}", config.records_dir.display()))?;
+        let records = Records::open(&config.database)
+            .await
+            .with_context(|| format!("opening the database {}", config.database))?;
         let rooms = Arc::new(Registry::new(
             config.max_rooms,
             Arc::new(records),
@@ -276,14 +277,16 @@ struct GamesQuery {
     #[serde(default)]
     player: String,
     #[serde(default)]
-    rule: String,
-    #[serde(default)]
-    limit: Option<usize>,
+    limit: Option<u32>,
 }
 
 async fn recent_games(State(shared): State<Arc<Shared>>, Query(q): Query<GamesQuery>) -> Response {
-    let limit = q.limit.unwrap_or(50).min(500);
-    let games = shared.rooms.records().recent(&q.player, &q.rule, limit);
+    let player = Some(q.player.trim().to_owned()).filter(|p| !p.is_empty());
+    let games = shared
+        .rooms
+        .records()
+        .recent(player, q.limit.unwrap_or(50))
+        .await;
     axum::Json(games).into_response()
 }
 
@@ -297,7 +300,7 @@ async fn game_page_or_file(
     let Some((stem, ext)) = id.rsplit_once('.') else {
         return page(headers).await;
     };
-    let Some(record) = shared.rooms.records().get(stem) else {
+    let Some(record) = shared.rooms.records().get(stem).await else {
         return (StatusCode::NOT_FOUND, "no such game\n").into_response();
     };
     let (body, mime) = match ext {

@@ -1,84 +1,60 @@
-//! Finished games: written durably through [`omok::records::Recorder`]
-//! (one JSON line and one SGF file per game, each synced) before anyone is
-//! told the result, and kept in memory for the replay pages.
+//! Finished games: written through [`store::Store`] (SQLite by default,
+//! PostgreSQL by URL) before anyone is told the result, and read back for
+//! the replay pages and the list of recent games.
 
-use std::collections::VecDeque;
-use std::io;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
-
-use omok::records::{GameRecord, MoveRecord, Recorder};
+use omok::records::{GameRecord, MoveRecord};
 use omok::room::Finished;
+use store::{GameKind, GameSummary, RecentFilter, Record, Store};
 
-/// How many recent games the replay pages can show.
-const KEPT: usize = 10_000;
-
-/// The record sink and the recent games.
+/// The record sink and reader.
 pub struct Records {
-    recorder: Arc<Mutex<Recorder>>,
-    recent: Mutex<VecDeque<GameRecord>>,
+    store: Store,
 }
 
 impl Records {
-    /// Opens (creating) the record directory and reads back its recent
-    /// games.
-    pub fn open(dir: &Path) -> io::Result<Records> {
-        let recorder = Recorder::open(dir)?;
-        let recent = match std::fs::read_to_string(dir.join("games.jsonl")) {
-            Ok(text) => GameRecord::from_jsonl(&text).unwrap_or_else(|e| {
-                tracing::warn!("records in {} not read back: {e}", dir.display());
-                Vec::new()
-            }),
-            Err(_) => Vec::new(),
-        };
-        let skip = recent.len().saturating_sub(KEPT);
+    /// Opens the database at `url` (a file path or `sqlite:`/`postgres://`
+    /// URL), creating or migrating it.
+    pub async fn open(url: &str) -> store::Result<Records> {
         Ok(Records {
-            recorder: Arc::new(Mutex::new(recorder)),
-            recent: Mutex::new(recent.into_iter().skip(skip).collect()),
+            store: Store::open(url).await?,
         })
     }
 
-    /// Writes a game durably (on a blocking thread) and keeps it.
-    pub async fn save(&self, record: GameRecord) -> io::Result<()> {
-        let recorder = Arc::clone(&self.recorder);
-        let written = record.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut recorder = recorder.lock().unwrap_or_else(|e| e.into_inner());
-            recorder.append(&written)
-        })
-        .await
-        .map_err(io::Error::other)??;
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        if recent.len() == KEPT {
-            recent.pop_front();
+    /// Writes a game; returns its id once it is durable.
+    pub async fn save(&self, record: &GameRecord) -> store::Result<String> {
+        self.store.save_omok(record).await
+    }
+
+    /// The Omok game with this id, if there is one.
+    pub async fn get(&self, id: &str) -> Option<GameRecord> {
+        match self.store.game(id).await {
+            Ok(Some(stored)) => match stored.record {
+                Record::Omok(record) => Some(record),
+                Record::Bingo(_) => None,
+            },
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(game = id, "reading a record failed: {e}");
+                None
+            }
         }
-        recent.push_back(record);
-        Ok(())
     }
 
-    /// The game with this id, if kept.
-    pub fn get(&self, id: &str) -> Option<GameRecord> {
-        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        recent.iter().rev().find(|r| r.id == id).cloned()
-    }
-
-    /// The newest games first, those whose players' names contain `player`
-    /// (any case) and whose rule is `rule`, at most `limit`.
-    pub fn recent(&self, player: &str, rule: &str, limit: usize) -> Vec<GameRecord> {
-        let player = player.to_lowercase();
-        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        recent
-            .iter()
-            .rev()
-            .filter(|r| {
-                player.is_empty()
-                    || r.black.to_lowercase().contains(&player)
-                    || r.white.to_lowercase().contains(&player)
-            })
-            .filter(|r| rule.is_empty() || r.rule == rule)
-            .take(limit)
-            .cloned()
-            .collect()
+    /// The newest Omok games, those of `player` (exact name) if given.
+    pub async fn recent(&self, player: Option<String>, limit: u32) -> Vec<GameSummary> {
+        let filter = RecentFilter {
+            kind: Some(GameKind::Omok),
+            player,
+            limit,
+            ..RecentFilter::default()
+        };
+        match self.store.recent(&filter).await {
+            Ok(page) => page.games,
+            Err(e) => {
+                tracing::warn!("listing games failed: {e}");
+                Vec::new()
+            }
+        }
     }
 }
 

@@ -422,12 +422,13 @@ impl RoomTask {
                     });
                 }
                 Output::Finished(finished) => {
-                    let id = format!("{}-{}", self.id, finished.game);
-                    let record = records::record(id.clone(), &finished, self.started_unix_ms);
+                    let name = format!("{}-{}", self.id, finished.game);
+                    let record = records::record(name.clone(), &finished, self.started_unix_ms);
                     // Durable before anyone is told: the outputs after this
                     // one carry the result.
-                    if let Err(e) = self.registry.records.save(record).await {
-                        tracing::error!(game = %id, "record not written: {e}");
+                    match self.registry.records.save(&record).await {
+                        Ok(id) => tracing::info!(game = %id, "recorded"),
+                        Err(e) => tracing::error!(game = %name, "record not written: {e}"),
                     }
                     self.started_unix_ms = unix_ms();
                 }

@@ -168,10 +168,12 @@ async fn frame(s: &mut TcpStream) -> [u8; 3] {
 }
 
 async fn start_server() -> (String, SocketAddr) {
-    let records =
-        std::env::temp_dir().join(format!("madang-web-browser-{}", server::rooms::random_id()));
+    let database = std::env::temp_dir().join(format!(
+        "madang-web-browser-{}.db",
+        server::rooms::random_id()
+    ));
     let server = Server::bind(Config {
-        records_dir: records,
+        database: database.display().to_string(),
         ..Config::default()
     })
     .await

@@ -15,14 +15,13 @@ type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<T
 struct Running {
     http: String,
     referee: std::net::SocketAddr,
-    records: std::path::PathBuf,
 }
 
 async fn start(config: Config) -> Running {
-    let records =
-        std::env::temp_dir().join(format!("madang-web-test-{}", server::rooms::random_id()));
+    let database =
+        std::env::temp_dir().join(format!("madang-web-test-{}.db", server::rooms::random_id()));
     let server = Server::bind(Config {
-        records_dir: records.clone(),
+        database: database.display().to_string(),
         ..config
     })
     .await
@@ -30,11 +29,7 @@ async fn start(config: Config) -> Running {
     let http = server.http_addr().unwrap().to_string();
     let referee = server.referee_addr();
     tokio::spawn(server.run(std::future::pending()));
-    Running {
-        http,
-        referee,
-        records,
-    }
+    Running { http, referee }
 }
 
 async fn connect(http: &str) -> Ws {
@@ -182,17 +177,20 @@ async fn two_players_play_to_five_and_a_spectator_sees_it_and_it_is_recorded() {
         over["result"]["line"],
         json!(["h8", "i8", "j8", "k8", "l8"])
     );
-    // Durable before the result was shown.
-    let jsonl = std::fs::read_to_string(s.records.join("games.jsonl")).unwrap();
-    assert!(jsonl.contains("\"black\":\"ann\""));
-    let id = format!("{room}-1");
+    // Durable before the result was shown: listed at once.
+    let list = http_get(&format!("http://{}/api/games?player=bob", s.http)).await;
+    let body = &list[list.find("\r\n\r\n").unwrap() + 4..];
+    let games: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(games[0]["players"], json!(["ann", "bob"]));
+    assert_eq!(games[0]["result"], "black");
+    let id = games[0]["id"].as_str().unwrap().to_owned();
     let url = format!("http://{}/games/{id}.sgf", s.http);
     let sgf = http_get(&url).await;
     assert!(sgf.contains("GM[4]") && sgf.contains(";B[hh]"), "{sgf}");
     let psq = http_get(&format!("http://{}/games/{id}.psq", s.http)).await;
     assert!(psq.contains("\n8,8,"), "{psq}");
-    let list = http_get(&format!("http://{}/api/games?player=bob", s.http)).await;
-    assert!(list.contains(&id));
+    let json = http_get(&format!("http://{}/games/{id}.json", s.http)).await;
+    assert!(json.contains(&format!("\"id\":\"{room}-1\"")), "{json}");
 }
 
 /// A GET's body over a raw socket (no HTTP client crate needed).

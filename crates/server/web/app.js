@@ -291,22 +291,21 @@ function roomPage(id) {
 
 async function gamesPage() {
   const params = new URLSearchParams(location.search);
-  const player = h("input", { id: "filter-player", placeholder: "player", value: params.get("player") || "" });
-  const rule = h("select", { id: "filter-rule" }, h("option", { value: "" }, "any rule"),
-    ...["renju", "renju-simplified", "freestyle", "standard"].map((r) => h("option", { value: r, selected: params.get("rule") === r }, r)));
+  const player = h("input", { id: "filter-player", placeholder: "player (exact name)", value: params.get("player") || "" });
   const list = h("tbody", { id: "games" });
   const load = async () => {
-    const q = new URLSearchParams({ player: player.value, rule: rule.value });
+    const q = new URLSearchParams({ player: player.value.trim() });
     const games = await (await fetch(`/api/games?${q}`)).json();
     list.replaceChildren(...(games.length ? games.map((g) => h("tr", {},
-      h("td", {}, new Date(g.started_unix_ms).toLocaleString()),
-      h("td", {}, `${g.black} / ${g.white}`), h("td", {}, g.rule),
-      h("td", {}, `${g.result} (${g.reason}), ${g.moves.length} moves`),
+      h("td", {}, new Date(g.ended_unix_ms).toLocaleString()),
+      h("td", {}, `${g.players[0]} / ${g.players[1]}`), h("td", {}, g.rule),
+      h("td", {}, `${g.result} (${g.reason})`),
       h("td", {}, h("a", { href: `/games/${encodeURIComponent(g.id)}` }, "replay")))) : [h("tr", {}, h("td", { class: "muted" }, "No games yet."))]));
   };
+  player.addEventListener("keydown", (e) => { if (e.key === "Enter") load(); });
   main.replaceChildren(h("div", { class: "panel" }, h("h2", {}, "Recent games"),
-    h("div", { class: "row" }, player, rule, h("button", { id: "filter", onclick: load }, "Filter")),
-    h("table", { class: "list" }, list)));
+    h("div", { class: "row" }, player, h("button", { id: "filter", onclick: load }, "Filter")),
+    h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", {}, "Ended"), h("th", {}, "Black / White"), h("th", {}, "Rule"), h("th", {}, "Result"), h("th", {}, ""))), list)));
   await load();
 }
 

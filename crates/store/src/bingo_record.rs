@@ -1,0 +1,157 @@
+//! The record of a finished bingo game of 2 to 8 players.
+
+use std::collections::HashSet;
+
+use bingo::room::{EndReason, Room, Standing};
+use bingo::{Card, Role, Settings};
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// Fewest and most players of a stored bingo game.
+pub const PLAYERS: std::ops::RangeInclusive<usize> = 2..=8;
+
+/// One finished bingo game: the settings, every player's card, the calls in
+/// order, and the ranking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BingoGameRecord {
+    /// Side n of the cards.
+    pub size: usize,
+    /// Completed lines needed for bingo.
+    pub lines: usize,
+    /// The seat that called first (an index into `players`).
+    pub first_caller: usize,
+    /// When the game started, in milliseconds since the Unix epoch.
+    pub started_unix_ms: u64,
+    /// The players by seat.
+    pub players: Vec<BingoPlayer>,
+    /// The numbers called, in order.
+    pub calls: Vec<BingoCall>,
+    /// How the game ended: `bingo` (the calls decided the ranking) or
+    /// `forfeit` (players leaving did).
+    pub reason: String,
+}
+
+/// One seat of a bingo game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BingoPlayer {
+    /// The player's name.
+    pub name: String,
+    /// The card's numbers row by row (n² numbers, each of 1..=n² once);
+    /// `None` for a player who left before filling it.
+    pub card: Option<Vec<u16>>,
+    /// The player's place: 1 is best, and players who tie share a place
+    /// (two players who both completed on the same call are both 1st).
+    pub rank: u32,
+    /// The call (counted from 1) on which this player reached bingo, if they
+    /// did.
+    pub bingo_on_call: Option<u32>,
+}
+
+/// One call of a bingo game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BingoCall {
+    /// Who called (an index into `players`).
+    pub seat: usize,
+    /// The number called.
+    pub number: u16,
+}
+
+impl BingoGameRecord {
+    /// The record of a room's game, once it is over (`None` before).
+    pub fn from_room(room: &Room, started_unix_ms: u64) -> Option<BingoGameRecord> {
+        let result = room.result()?;
+        let settings = room.settings();
+        Some(BingoGameRecord {
+            size: settings.size(),
+            lines: settings.lines(),
+            first_caller: room.first(),
+            started_unix_ms,
+            players: room
+                .players()
+                .zip(&result.places)
+                .zip(&result.cards)
+                .map(|((name, place), card)| BingoPlayer {
+                    name: name.to_owned(),
+                    card: card.as_ref().map(|card| card.numbers().to_vec()),
+                    rank: place.rank,
+                    bingo_on_call: match place.standing {
+                        Standing::Bingo(call) => Some(call),
+                        Standing::Unfinished | Standing::Forfeited => None,
+                    },
+                })
+                .collect(),
+            calls: result
+                .calls
+                .iter()
+                .map(|call| BingoCall {
+                    seat: call.seat,
+                    number: call.number,
+                })
+                .collect(),
+            reason: match result.reason {
+                EndReason::Bingo => "bingo",
+                EndReason::Forfeit => "forfeit",
+            }
+            .to_owned(),
+        })
+    }
+
+    /// Checks that the record is a game the store can list: 2 to 8 players,
+    /// settings and cards the bingo rules accept, calls by real seats of
+    /// distinct numbers on the cards, ranks within the player count.
+    pub fn validate(&self) -> Result<()> {
+        let invalid = |why: String| Err(Error::Invalid(why));
+        if !PLAYERS.contains(&self.players.len()) {
+            return invalid(format!(
+                "a bingo game has 2 to 8 players, not {}",
+                self.players.len()
+            ));
+        }
+        Settings::new(self.size, self.lines, Role::Host)
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        if self.first_caller >= self.players.len() {
+            return invalid(format!("no seat {} to call first", self.first_caller));
+        }
+        for (seat, player) in self.players.iter().enumerate() {
+            if let Some(card) = &player.card {
+                Card::new(self.size, card.clone())
+                    .map_err(|e| Error::Invalid(format!("card of seat {seat}: {e}")))?;
+            }
+            let places = u32::try_from(self.players.len()).unwrap_or(u32::MAX);
+            if player.rank == 0 || player.rank > places {
+                return invalid(format!("seat {seat} ranked {}", player.rank));
+            }
+        }
+        let max = self.size * self.size;
+        let mut called = HashSet::new();
+        for call in &self.calls {
+            if call.seat >= self.players.len() {
+                return invalid(format!("a call by seat {}", call.seat));
+            }
+            if call.number == 0 || usize::from(call.number) > max || !called.insert(call.number) {
+                return invalid(format!("{} called out of range or twice", call.number));
+            }
+        }
+        Ok(())
+    }
+
+    /// The listed result: the names of the players ranked first, joined by
+    /// `, `, or `draw` when every player shares first place.
+    pub fn result(&self) -> String {
+        if self.players.iter().all(|p| p.rank == 1) {
+            return "draw".to_owned();
+        }
+        self.players
+            .iter()
+            .filter(|p| p.rank == 1)
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The listed rule: `bingo NxN L lines`.
+    pub fn rule(&self) -> String {
+        format!("bingo {0}x{0} {1} lines", self.size, self.lines)
+    }
+}
