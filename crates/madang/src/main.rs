@@ -11,6 +11,8 @@ mod lines;
 mod logging;
 mod matches;
 mod omok;
+mod serve;
+mod serve_load;
 
 use std::process::ExitCode;
 
@@ -36,6 +38,12 @@ enum Command {
     Match(matches::Args),
     /// Tournaments between engines: Elo, SPRT, resume, reports, checks.
     Arena(Box<arena::Args>),
+    /// The yard in the browser: lobby, Omok rooms, spectators, records,
+    /// and the 3-byte referee port for programs.
+    Serve(serve::Args),
+    /// Load-test `madang serve` on loopback: rooms of two players moving at
+    /// a steady pace, spectators, latency and memory figures.
+    ServeLoad(serve_load::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +54,8 @@ fn main() -> ExitCode {
         Command::Brain(args) => brain::run(args),
         Command::Match(args) => matches::run(args),
         Command::Arena(args) => arena::run(*args),
+        Command::Serve(args) => serve::run(args),
+        Command::ServeLoad(args) => serve_load::run(args),
     };
     // Errors are for people: the message and its causes, no backtrace.
     match outcome {

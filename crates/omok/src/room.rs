@@ -44,6 +44,8 @@ pub struct RoomConfig {
     pub idle_timeout: Duration,
     /// Whether programs on the 3-byte port may take a free seat.
     pub open_to_programs: bool,
+    /// The colour of seat 0 (the first to sit) in the first game.
+    pub first_seat: Color,
 }
 
 /// Who sits in a seat. Seats are numbered 0 and 1; which one plays black
@@ -389,11 +391,12 @@ impl Room {
             idle_timeout: config.idle_timeout,
         });
         let empty_until = Some(now + config.grace);
+        let black_seat = usize::from(config.first_seat == Color::White);
         Room {
             config,
             table,
             seats: [None, None],
-            black_seat: 0,
+            black_seat,
             members: BTreeMap::new(),
             phase: Phase::Waiting,
             game_no: 0,

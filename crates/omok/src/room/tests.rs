@@ -11,6 +11,7 @@ fn config(time_control: TimeControl) -> RoomConfig {
         grace: 60 * SEC,
         idle_timeout: 300 * SEC,
         open_to_programs: false,
+        first_seat: Color::Black,
     }
 }
 

@@ -1,0 +1,105 @@
+//! `madang serve`: the yard in the browser, and the 3-byte referee port.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use omok::duration::parse_duration;
+use renju::Rule;
+
+/// Arguments of `madang serve`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Web address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Address of the 3-byte referee port for programs.
+    #[arg(long, default_value = "127.0.0.1:9000")]
+    referee_addr: SocketAddr,
+    /// Rule of games on the referee port: renju, renju-simplified,
+    /// freestyle or standard.
+    #[arg(long, default_value = "renju")]
+    referee_rule: Rule,
+    /// Time per move on the referee port, like 15s or 500ms.
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    referee_turn_time: Duration,
+    /// The database of finished games: a SQLite file (created if missing)
+    /// or a postgres:// URL.
+    #[arg(long, default_value = "madang.db", value_name = "PATH|URL")]
+    database: String,
+    /// How long a person's seat is kept after their browser went away.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    grace: Duration,
+    /// Most rooms open at once.
+    #[arg(long, default_value_t = 10_000)]
+    max_rooms: usize,
+    /// Most connections (browsers, programs) at once.
+    #[arg(long, default_value_t = 20_000)]
+    max_connections: usize,
+    /// A Gomocup engine people can play in the lobby, as NAME=COMMAND
+    /// (repeatable).
+    #[arg(long = "engine", value_name = "NAME=CMD", value_parser = parse_engine)]
+    engines: Vec<(String, String)>,
+}
+
+fn parse_engine(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, cmd)) if !name.trim().is_empty() && !cmd.trim().is_empty() => {
+            Ok((name.trim().to_owned(), cmd.trim().to_owned()))
+        }
+        _ => Err("expected NAME=COMMAND".to_owned()),
+    }
+}
+
+/// Runs `madang serve` until SIGINT or SIGTERM.
+pub fn run(args: Args) -> Result<()> {
+    crate::logging::init("info");
+    if args.referee_turn_time.is_zero() {
+        bail!("--referee-turn-time must be more than zero");
+    }
+    let config = server::Config {
+        addr: args.addr,
+        referee_addr: args.referee_addr,
+        referee_rule: args.referee_rule,
+        referee_turn_time: args.referee_turn_time,
+        database: args.database,
+        grace: args.grace,
+        max_rooms: args.max_rooms,
+        max_connections: args.max_connections,
+        engines: args.engines,
+        ..server::Config::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let server = server::Server::bind(config).await?;
+        let mut stdout = std::io::stdout();
+        writeln!(stdout, "listening on http://{}", server.http_addr()?)?;
+        writeln!(stdout, "referee on {}", server.referee_addr())?;
+        stdout.flush()?;
+        server.run(shutdown_signal()).await.context("serving")
+    })
+}
+
+/// Resolves on the first SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    tracing::info!("shutting down");
+}

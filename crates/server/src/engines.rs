@@ -1,0 +1,179 @@
+//! The engines a room can seat: the built-in one at four levels, and the
+//! operator's Gomocup engines (`--engine NAME=CMD`), run on blocking
+//! threads through [`engine::Player`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use engine::{Engine, EngineConfig, Player};
+use gomocup::ExternalBrain;
+use renju::{Game, Point, Rule};
+
+/// The built-in engine's name.
+pub const BUILT_IN: &str = "madang";
+
+/// The highest level.
+pub const MAX_LEVEL: u8 = 4;
+
+/// Think time and depth cap of each level of the built-in engine.
+fn level(level: u8) -> (Duration, Option<i32>) {
+    match level {
+        0 | 1 => (Duration::from_millis(200), Some(2)),
+        2 => (Duration::from_millis(500), Some(4)),
+        3 => (Duration::from_secs(1), None),
+        _ => (Duration::from_secs(3), None),
+    }
+}
+
+/// A transposition table small enough for many rooms at once.
+const HASH_BYTES: usize = 16 << 20;
+
+/// The operator's engines by name.
+#[derive(Debug, Clone, Default)]
+pub struct EngineSet {
+    external: Vec<(String, String)>,
+}
+
+impl EngineSet {
+    /// The built-in engine and `external` (name, command line) pairs.
+    pub fn new(external: Vec<(String, String)>) -> EngineSet {
+        EngineSet { external }
+    }
+
+    /// Every engine's name, the built-in first.
+    pub fn names(&self) -> Vec<String> {
+        std::iter::once(BUILT_IN.to_owned())
+            .chain(self.external.iter().map(|(n, _)| n.clone()))
+            .collect()
+    }
+
+    /// Whether an engine has this name.
+    pub fn knows(&self, name: &str) -> bool {
+        name == BUILT_IN || self.external.iter().any(|(n, _)| n == name)
+    }
+
+    fn start(&self, name: &str, rule: Rule, level_no: u8) -> Result<Box<dyn Player>, String> {
+        if let Some((_, cmd)) = self.external.iter().find(|(n, _)| n == name) {
+            let mut brain = ExternalBrain::spawn(cmd).map_err(|e| e.to_string())?;
+            brain.new_game(rule).map_err(|e| e.to_string())?;
+            return Ok(Box::new(brain));
+        }
+        let (_, max_depth) = level(level_no);
+        Ok(Box::new(Engine::with_config(
+            rule,
+            EngineConfig {
+                max_depth,
+                hash_bytes: HASH_BYTES,
+                ..EngineConfig::default()
+            },
+        )))
+    }
+}
+
+/// The engines seated in one room, started on first use and kept for the
+/// room's life (an external engine is one process per room).
+#[derive(Default, Clone)]
+pub struct Seated {
+    players: Arc<Mutex<HashMap<String, SharedPlayer>>>,
+}
+
+type SharedPlayer = Arc<Mutex<Box<dyn Player>>>;
+
+impl Seated {
+    /// Picks a move on a blocking thread. `None` if the engine failed
+    /// (the room's clock will then decide the game).
+    pub async fn pick(
+        &self,
+        set: &EngineSet,
+        name: &str,
+        level_no: u8,
+        rule: Rule,
+        moves: Vec<Point>,
+        time_left: Option<Duration>,
+    ) -> Option<Point> {
+        let known = self
+            .players
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned();
+        let player = match known {
+            Some(p) => p,
+            None => {
+                let (set, name_owned) = (set.clone(), name.to_owned());
+                let started =
+                    tokio::task::spawn_blocking(move || set.start(&name_owned, rule, level_no))
+                        .await
+                        .ok()?;
+                let player = Arc::new(Mutex::new(match started {
+                    Ok(p) => p,
+                    Err(e) => {
+                        tracing::warn!(engine = name, "engine failed to start: {e}");
+                        return None;
+                    }
+                }));
+                self.players
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(name.to_owned(), Arc::clone(&player));
+                player
+            }
+        };
+        let (mut budget, _) = level(level_no);
+        if let Some(left) = time_left {
+            budget = budget.min(left / 8).max(Duration::from_millis(50));
+        }
+        tokio::task::spawn_blocking(move || {
+            let game = Game::from_moves(rule, moves).ok()?;
+            let mut player = player.lock().unwrap_or_else(|e| e.into_inner());
+            player
+                .pick(&game, budget)
+                .map_err(|e| tracing::warn!("engine gave no move: {e}"))
+                .ok()
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+}
+
+/// The built-in engine's view of a position.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Analysis {
+    /// The move it would play.
+    pub best: String,
+    /// Its score for the side to move (large values are forced wins).
+    pub score: i32,
+    /// The deepest iteration completed.
+    pub depth: i32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// The principal variation (the engine reports its first move only).
+    pub pv: Vec<String>,
+}
+
+/// Analyses a position for a second on a blocking thread.
+pub async fn analyse(rule: Rule, moves: Vec<Point>) -> Option<Analysis> {
+    tokio::task::spawn_blocking(move || {
+        let game = Game::from_moves(rule, moves).ok()?;
+        let mut engine = Engine::with_config(
+            rule,
+            EngineConfig {
+                hash_bytes: HASH_BYTES,
+                ..EngineConfig::default()
+            },
+        );
+        let outcome = engine.analyse(&game, Duration::from_secs(1)).ok()?;
+        Some(Analysis {
+            best: outcome.best.to_string(),
+            score: outcome.score,
+            depth: outcome.depth,
+            nodes: outcome.nodes,
+            pv: vec![outcome.best.to_string()],
+        })
+    })
+    .await
+    .ok()
+    .flatten()
+}

@@ -1,0 +1,335 @@
+//! `madang serve`: the yard in the browser.
+//!
+//! One process serves the lobby and Omok rooms to browsers over HTTP and
+//! one WebSocket protocol (`docs/web-protocol.md`), and the 3-byte referee
+//! port of `omok-wire.md` for programs; every game is an
+//! [`omok::room::Room`] around the one referee, [`omok::referee::Table`].
+//!
+//! - [`proto`]: the WebSocket messages and their validation.
+//! - `ws`: one WebSocket connection (handshake, limits, translation).
+//! - [`rooms`]: the room registry and the task that runs each room.
+//! - `referee`: the 3-byte port.
+//! - [`engines`]: the built-in engine and operators' Gomocup engines.
+//! - [`records`]: finished games, durable before the result is shown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use renju::Rule;
+use tokio::net::TcpListener;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+pub mod engines;
+pub mod proto;
+pub mod records;
+mod referee;
+pub mod rooms;
+mod ws;
+
+use engines::EngineSet;
+use records::Records;
+use rooms::Registry;
+
+/// How `madang serve` is set up.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where the web server listens.
+    pub addr: SocketAddr,
+    /// Where the 3-byte referee port listens.
+    pub referee_addr: SocketAddr,
+    /// The rule of games on the referee port.
+    pub referee_rule: Rule,
+    /// The time per move on the referee port.
+    pub referee_turn_time: Duration,
+    /// How long a program may sit on the referee port without being ready.
+    pub referee_idle: Duration,
+    /// The database of finished games: a SQLite file path, or a
+    /// `sqlite:` or `postgres://` URL.
+    pub database: String,
+    /// How long a person's seat is kept after the connection went.
+    pub grace: Duration,
+    /// At most this many rooms at once.
+    pub max_rooms: usize,
+    /// At most this many connections (WebSocket and referee) at once.
+    pub max_connections: usize,
+    /// Operators' Gomocup engines: name and command line.
+    pub engines: Vec<(String, String)>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            referee_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            referee_rule: Rule::Renju,
+            referee_turn_time: Duration::from_secs(15),
+            referee_idle: Duration::from_secs(300),
+            database: "madang.db".to_owned(),
+            grace: Duration::from_secs(60),
+            max_rooms: 10_000,
+            max_connections: 20_000,
+            engines: Vec::new(),
+        }
+    }
+}
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    config: Config,
+    referee_addr: SocketAddr,
+    rooms: Arc<Registry>,
+    next_client: AtomicU64,
+    connections: Arc<AtomicUsize>,
+}
+
+/// Holds one of the server's connection places until dropped.
+pub(crate) struct ConnectionSlot(Arc<AtomicUsize>);
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Shared {
+    fn next_client_id(&self) -> u64 {
+        self.next_client.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A place for one more connection, unless the server is full.
+    fn connection_slot(&self) -> Option<ConnectionSlot> {
+        let before = self.connections.fetch_add(1, Ordering::Relaxed);
+        let slot = ConnectionSlot(Arc::clone(&self.connections));
+        (before < self.config.max_connections).then_some(slot)
+    }
+
+    fn lobby_json(&self) -> String {
+        serde_json::json!({
+            "type": "lobby",
+            "rooms": self.rooms.lobby(),
+        })
+        .to_string()
+    }
+}
+
+/// A bound server, ready to run.
+pub struct Server {
+    shared: Arc<Shared>,
+    http: TcpListener,
+    referee: TcpListener,
+}
+
+impl Server {
+    /// Binds both ports and opens the records.
+    pub async fn bind(config: Config) -> anyhow::Result<Server> {
+        use anyhow::Context as _;
+        let http = TcpListener::bind(config.addr)
+            .await
+            .with_context(|| format!("listening on {}", config.addr))?;
+        let referee = TcpListener::bind(config.referee_addr)
+            .await
+            .with_context(|| format!("listening on {}", config.referee_addr))?;
+        let records = Records::open(&config.database)
+            .await
+            .with_context(|| format!("opening the database {}", config.database))?;
+        let rooms = Arc::new(Registry::new(
+            config.max_rooms,
+            Arc::new(records),
+            EngineSet::new(config.engines.clone()),
+        ));
+        let shared = Arc::new(Shared {
+            referee_addr: referee.local_addr()?,
+            config,
+            rooms,
+            next_client: AtomicU64::new(1),
+            connections: Arc::new(AtomicUsize::new(0)),
+        });
+        Ok(Server {
+            shared,
+            http,
+            referee,
+        })
+    }
+
+    /// The web address.
+    pub fn http_addr(&self) -> std::io::Result<SocketAddr> {
+        self.http.local_addr()
+    }
+
+    /// The 3-byte referee address.
+    pub fn referee_addr(&self) -> SocketAddr {
+        self.shared.referee_addr
+    }
+
+    /// Serves until `shutdown` resolves, then stops accepting and returns
+    /// (games in progress end with the process, unrecorded).
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let referee = tokio::spawn(referee::accept(Arc::clone(&self.shared), self.referee));
+        let app = router(Arc::clone(&self.shared));
+        let served = axum::serve(self.http, app)
+            .with_graceful_shutdown(shutdown)
+            .await;
+        referee.abort();
+        served
+    }
+}
+
+const COOKIE: &str = "madang_token";
+
+fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/r/{id}", get(page))
+        .route("/games", get(page))
+        .route("/games/{id}", get(game_page_or_file))
+        .route("/api/games", get(recent_games))
+        .route("/ws", get(ws_upgrade))
+        .route("/assets/{file}", get(asset))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+            ),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .with_state(shared)
+}
+
+/// The page: one HTML shell whose script draws the lobby, a room or a
+/// replay by the path. It gives the browser its seat token if it has none.
+async fn page(headers: HeaderMap) -> Response {
+    let mut response = (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        INDEX_HTML,
+    )
+        .into_response();
+    if cookie_token(&headers).is_none() {
+        let token = rooms::random_id() + &rooms::random_id();
+        let cookie =
+            format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000");
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().insert(header::SET_COOKIE, value);
+        }
+    }
+    response
+}
+
+fn cookie_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == COOKIE)
+        .map(|(_, v)| v.to_owned())
+        .filter(|v| (16..=64).contains(&v.len()) && v.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+async fn ws_upgrade(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    // A browser always sends its page's origin: only our own pages may
+    // open a seat's socket. Programs send no Origin.
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        let ok = host.is_some_and(|host| {
+            origin
+                .to_str()
+                .is_ok_and(|o| o == format!("http://{host}") || o == format!("https://{host}"))
+        });
+        if !ok {
+            return (StatusCode::FORBIDDEN, "origin not allowed\n").into_response();
+        }
+    }
+    let token = cookie_token(&headers);
+    upgrade
+        .max_message_size(proto::MAX_MESSAGE_BYTES)
+        .max_frame_size(proto::MAX_MESSAGE_BYTES)
+        .on_upgrade(move |socket| {
+            let id = shared.next_client.load(Ordering::Relaxed);
+            tracing::Instrument::instrument(
+                ws::serve(shared, socket, token),
+                tracing::debug_span!("ws", next = id),
+            )
+        })
+}
+
+#[derive(serde::Deserialize)]
+struct GamesQuery {
+    #[serde(default)]
+    player: String,
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+async fn recent_games(State(shared): State<Arc<Shared>>, Query(q): Query<GamesQuery>) -> Response {
+    let player = Some(q.player.trim().to_owned()).filter(|p| !p.is_empty());
+    let games = shared
+        .rooms
+        .records()
+        .recent(player, q.limit.unwrap_or(50))
+        .await;
+    axum::Json(games).into_response()
+}
+
+/// `/games/ID` is the replay page; `/games/ID.sgf`, `.psq` and `.json`
+/// are the record itself.
+async fn game_page_or_file(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some((stem, ext)) = id.rsplit_once('.') else {
+        return page(headers).await;
+    };
+    let Some(record) = shared.rooms.records().get(stem).await else {
+        return (StatusCode::NOT_FOUND, "no such game\n").into_response();
+    };
+    let (body, mime) = match ext {
+        "sgf" => (record.to_sgf(), "application/x-go-sgf"),
+        "psq" => (records::to_psq(&record), "text/plain; charset=utf-8"),
+        "json" => (
+            serde_json::to_string(&record).unwrap_or_default(),
+            "application/json",
+        ),
+        _ => return (StatusCode::NOT_FOUND, "no such format\n").into_response(),
+    };
+    let disposition = format!("inline; filename=\"{stem}.{ext}\"");
+    let mut response = ([(header::CONTENT_TYPE, mime)], body).into_response();
+    if let Ok(value) = HeaderValue::from_str(&disposition) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_DISPOSITION, value);
+    }
+    response
+}
+
+const INDEX_HTML: &str = include_str!("../web/index.html");
+
+async fn asset(Path(file): Path<String>) -> Response {
+    let (body, mime) = match file.as_str() {
+        "app.js" => (include_str!("../web/app.js"), "text/javascript"),
+        "board.js" => (include_str!("../web/board.js"), "text/javascript"),
+        "style.css" => (include_str!("../web/style.css"), "text/css"),
+        _ => return (StatusCode::NOT_FOUND, "no such file\n").into_response(),
+    };
+    ([(header::CONTENT_TYPE, mime)], body).into_response()
+}

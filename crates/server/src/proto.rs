@@ -1,0 +1,271 @@
+//! The WebSocket protocol of `docs/web-protocol.md`: every message a client
+//! may send, as one tagged enum, and the server's messages.
+//!
+//! Parsing is strict (unknown types and fields are errors) so that a
+//! program learns of a typo at once instead of waiting for a reply that
+//! never comes.
+
+use omok::clock::TimeControl;
+use serde::{Deserialize, Serialize};
+
+/// The protocol version this server speaks.
+pub const VERSION: u32 = 1;
+
+/// Longest message accepted, in bytes.
+pub const MAX_MESSAGE_BYTES: usize = 8 * 1024;
+
+/// Longest name kept, in characters.
+pub const MAX_NAME_CHARS: usize = 24;
+
+/// Longest chat line kept, in characters.
+pub const MAX_CHAT_CHARS: usize = 300;
+
+/// A message from a client.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMsg {
+    /// The first message of every connection.
+    Hello {
+        /// The protocol version the client speaks.
+        version: u32,
+        /// The name to show to others.
+        #[serde(default)]
+        name: Option<String>,
+        /// A seat token from an earlier `welcome` (programs; browsers carry
+        /// theirs in a cookie).
+        #[serde(default)]
+        token: Option<String>,
+    },
+    /// Receive the list of rooms now and whenever it changes.
+    Lobby,
+    /// Create a room; the reply is `created`, then `join` it.
+    Create(CreateRoom),
+    /// Enter a room, to play if a seat is free (or already yours), else to
+    /// watch.
+    Join {
+        /// The room's id.
+        room: String,
+        /// Whether to take a seat.
+        #[serde(default = "yes")]
+        play: bool,
+    },
+    /// Leave the room (the seat is kept for the grace).
+    Leave,
+    /// Place a stone (`h8`).
+    Move {
+        /// The point in RIF notation.
+        point: String,
+    },
+    /// Say something to the room.
+    Chat {
+        /// The text.
+        text: String,
+    },
+    /// Give up the game.
+    Resign,
+    /// Offer a draw, or accept the opponent's offer.
+    Draw,
+    /// Refuse the opponent's draw offer or takeback request.
+    Decline,
+    /// Ask to take back your last move.
+    Takeback,
+    /// Grant the opponent's takeback request.
+    AcceptTakeback,
+    /// Ask for another game, colours swapped.
+    Rematch,
+    /// Seat an engine in the free seat.
+    InviteEngine {
+        /// The engine's name (`madang` or an operator's engine).
+        #[serde(default)]
+        engine: Option<String>,
+        /// Its level, 1..=4.
+        #[serde(default = "default_level")]
+        level: u8,
+    },
+    /// Ask for the engine's view of the position: `analysis` follows.
+    Analyse,
+    /// Keep-alive; answered with `pong`.
+    Ping,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_level() -> u8 {
+    2
+}
+
+/// Who takes the second seat of a new Omok room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Opponent {
+    /// Another person, invited by link.
+    Person,
+    /// An engine.
+    Engine,
+    /// A program on the 3-byte referee port.
+    Program,
+}
+
+/// The creator's colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorChoice {
+    /// Play black.
+    Black,
+    /// Play white.
+    White,
+    /// Either, by chance.
+    Random,
+}
+
+/// The settings of a new room.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRoom {
+    /// Only `omok` for now.
+    pub game: String,
+    /// Who plays the creator.
+    pub opponent: Opponent,
+    /// The engine's name, when the opponent is an engine.
+    #[serde(default)]
+    pub engine: Option<String>,
+    /// The engine's level, 1..=4.
+    #[serde(default = "default_level")]
+    pub level: u8,
+    /// The creator's colour.
+    #[serde(default = "random_color")]
+    pub color: ColorChoice,
+    /// The rule (`renju` by default).
+    #[serde(default)]
+    pub rule: Option<String>,
+    /// The clock.
+    #[serde(default = "no_clock")]
+    pub clock: TimeControl,
+    /// Left out of the lobby: reachable only by its link.
+    #[serde(default)]
+    pub private: bool,
+}
+
+fn random_color() -> ColorChoice {
+    ColorChoice::Random
+}
+
+fn no_clock() -> TimeControl {
+    TimeControl::None
+}
+
+/// Error codes of `error` messages (stable; the text may change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// The message is not JSON of a known type and shape.
+    BadMessage,
+    /// The first message was not `hello`.
+    HelloFirst,
+    /// The client's version is not spoken here.
+    Version,
+    /// Too many messages too fast; this one was dropped.
+    RateLimited,
+    /// The message is longer than the limit.
+    TooLong,
+    /// No room by that id (or it closed).
+    NoSuchRoom,
+    /// The action needs a room joined first.
+    NotInRoom,
+    /// The room is busy; try again.
+    Busy,
+    /// Too many rooms on the server.
+    TooManyRooms,
+    /// Too many connections on the server.
+    ServerFull,
+    /// A setting is out of range.
+    BadSetting,
+    /// A point is not in RIF notation on the board.
+    BadPoint,
+    /// No engine by that name.
+    NoSuchEngine,
+}
+
+impl ErrorCode {
+    /// The code's name on the wire.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::HelloFirst => "hello_first",
+            ErrorCode::Version => "version",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::TooLong => "too_long",
+            ErrorCode::NoSuchRoom => "no_such_room",
+            ErrorCode::NotInRoom => "not_in_room",
+            ErrorCode::Busy => "busy",
+            ErrorCode::TooManyRooms => "too_many_rooms",
+            ErrorCode::ServerFull => "server_full",
+            ErrorCode::BadSetting => "bad_setting",
+            ErrorCode::BadPoint => "bad_point",
+            ErrorCode::NoSuchEngine => "no_such_engine",
+        }
+    }
+}
+
+/// An `error` message.
+pub fn error(code: &str, message: &str) -> String {
+    serde_json::json!({"type": "error", "code": code, "message": message}).to_string()
+}
+
+/// Text a person typed, made safe to store and show: control characters
+/// (terminal escapes, line breaks) become spaces, surrounding blanks go,
+/// and it is cut to `max` characters. HTML escaping is the page's job
+/// (it only ever sets text, never markup).
+pub fn clean_text(text: &str, max: usize) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .trim()
+        .chars()
+        .take(max)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_parse_strictly() {
+        let m: ClientMsg =
+            serde_json::from_str(r#"{"type":"hello","version":1,"name":"x"}"#).unwrap();
+        assert_eq!(
+            m,
+            ClientMsg::Hello {
+                version: 1,
+                name: Some("x".into()),
+                token: None
+            }
+        );
+        assert!(
+            serde_json::from_str::<ClientMsg>(r#"{"type":"move","point":"h8","x":1}"#).is_err()
+        );
+        assert!(serde_json::from_str::<ClientMsg>(r#"{"type":"fly"}"#).is_err());
+        let m: ClientMsg = serde_json::from_str(
+            r#"{"type":"create","game":"omok","opponent":"engine","level":3,"color":"white",
+                "clock":{"kind":"per_game","base_ms":600000,"increment_ms":5000}}"#,
+        )
+        .unwrap();
+        let ClientMsg::Create(c) = m else { panic!() };
+        assert_eq!(c.opponent, Opponent::Engine);
+        assert_eq!(
+            c.clock,
+            TimeControl::PerGame {
+                base_ms: 600_000,
+                increment_ms: 5_000
+            }
+        );
+    }
+
+    #[test]
+    fn text_is_cleaned_of_controls_and_cut() {
+        assert_eq!(clean_text("  a\u{1b}[2Jb\n ", 10), "a [2Jb");
+        assert_eq!(clean_text("<script>", 4), "<scr");
+    }
+}

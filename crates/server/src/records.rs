@@ -1,0 +1,97 @@
+//! Finished games: written through [`store::Store`] (SQLite by default,
+//! PostgreSQL by URL) before anyone is told the result, and read back for
+//! the replay pages and the list of recent games.
+
+use omok::records::{GameRecord, MoveRecord};
+use omok::room::Finished;
+use store::{GameKind, GameSummary, RecentFilter, Record, Store};
+
+/// The record sink and reader.
+pub struct Records {
+    store: Store,
+}
+
+impl Records {
+    /// Opens the database at `url` (a file path or `sqlite:`/`postgres://`
+    /// URL), creating or migrating it.
+    pub async fn open(url: &str) -> store::Result<Records> {
+        Ok(Records {
+            store: Store::open(url).await?,
+        })
+    }
+
+    /// Writes a game; returns its id once it is durable.
+    pub async fn save(&self, record: &GameRecord) -> store::Result<String> {
+        self.store.save_omok(record).await
+    }
+
+    /// The Omok game with this id, if there is one.
+    pub async fn get(&self, id: &str) -> Option<GameRecord> {
+        match self.store.game(id).await {
+            Ok(Some(stored)) => match stored.record {
+                Record::Omok(record) => Some(record),
+                Record::Bingo(_) => None,
+            },
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(game = id, "reading a record failed: {e}");
+                None
+            }
+        }
+    }
+
+    /// The newest Omok games, those of `player` (exact name) if given.
+    pub async fn recent(&self, player: Option<String>, limit: u32) -> Vec<GameSummary> {
+        let filter = RecentFilter {
+            kind: Some(GameKind::Omok),
+            player,
+            limit,
+            ..RecentFilter::default()
+        };
+        match self.store.recent(&filter).await {
+            Ok(page) => page.games,
+            Err(e) => {
+                tracing::warn!("listing games failed: {e}");
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// The record of a game a room finished.
+pub fn record(id: String, finished: &Finished, started_unix_ms: u64) -> GameRecord {
+    let [black, white] = finished.names.clone();
+    GameRecord {
+        id,
+        rule: finished.rule.name().to_owned(),
+        black,
+        white,
+        started_unix_ms,
+        moves: finished
+            .moves
+            .iter()
+            .map(|&(p, took)| MoveRecord {
+                point: p.to_string(),
+                seconds: Some((took.as_secs_f64() * 1e3).round() / 1e3),
+            })
+            .collect(),
+        result: finished
+            .winner
+            .map_or_else(|| "draw".to_owned(), |c| c.to_string()),
+        reason: finished.reason.clone(),
+    }
+}
+
+/// The game in Gomoku PSQ form (Piskvork): a header line, one `x,y,ms`
+/// line per move with 1-based coordinates, then `-1`.
+pub fn to_psq(record: &GameRecord) -> String {
+    let mut out = String::from("Piskvorky 15x15, 11:11, 0\n");
+    for m in &record.moves {
+        if let Ok(p) = m.point.parse::<renju::Point>() {
+            let ms = m.seconds.map_or(0, |s| (s * 1e3) as u64);
+            out.push_str(&format!("{},{},{}\n", p.x() + 1, p.y() + 1, ms));
+        }
+    }
+    out.push_str("-1\n");
+    out
+}

@@ -1,0 +1,488 @@
+//! The rooms of the server: a registry the lobby reads, and one task per
+//! room that feeds its [`Room`] state machine and carries out its outputs.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use axum::extract::ws::Utf8Bytes;
+use omok::room::{ClientId, Input, Output, Room, RoomConfig, SeatView, Snapshot};
+use rand::Rng;
+use serde::Serialize;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use crate::engines::{self, EngineSet, Seated};
+use crate::proto::{self, ErrorCode};
+use crate::records::{self, Records};
+
+/// Commands a room task takes, bounded per room.
+const ROOM_QUEUE: usize = 512;
+
+/// What a connection receives; bounded per connection.
+pub const CLIENT_QUEUE: usize = 256;
+
+/// Something to deliver to one connection.
+#[derive(Debug, Clone)]
+pub enum Outgoing {
+    /// A WebSocket text message.
+    Text(Utf8Bytes),
+    /// A 3-byte frame (referee port).
+    Frame([u8; 3]),
+    /// Close the connection once the queue before this is sent.
+    Close,
+}
+
+/// The sending half of a connection's queue.
+pub type Sink = mpsc::Sender<Outgoing>;
+
+/// A command for a room task.
+pub enum RoomCmd {
+    /// A connection enters: its sink is registered, then the input runs.
+    Enter {
+        /// The connection.
+        from: ClientId,
+        /// Where its messages go.
+        sink: Sink,
+        /// `Join` for WebSocket clients, the Connect frame for programs.
+        input: Input,
+    },
+    /// An input from a connection already in the room.
+    Input {
+        /// The connection.
+        from: ClientId,
+        /// What it asks.
+        input: Input,
+    },
+    /// The engine view of the position, for one connection.
+    Analyse {
+        /// The connection.
+        from: ClientId,
+    },
+}
+
+/// What the lobby shows of a room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoomInfo {
+    /// The room's id (its link is `/r/ID`).
+    pub id: String,
+    /// `omok`.
+    pub game: &'static str,
+    /// The rule.
+    pub rule: &'static str,
+    /// The clock.
+    pub time_control: omok::clock::TimeControl,
+    /// The seats.
+    pub seats: [Option<SeatView>; 2],
+    /// `waiting`, `playing` or `over`.
+    pub status: &'static str,
+    /// How many watch.
+    pub spectators: usize,
+    /// Whether a program on the 3-byte port would be seated here.
+    pub waiting_for_program: bool,
+    /// Whether the room was made by the referee port for programs.
+    pub referee: bool,
+    #[serde(skip)]
+    private: bool,
+    #[serde(skip)]
+    created: u64,
+}
+
+struct Entry {
+    tx: mpsc::Sender<RoomCmd>,
+    info: RoomInfo,
+}
+
+/// Every room, by id.
+pub struct Registry {
+    rooms: Mutex<HashMap<String, Entry>>,
+    max_rooms: usize,
+    created: AtomicU64,
+    lobby: watch::Sender<u64>,
+    records: Arc<Records>,
+    engines: EngineSet,
+}
+
+/// Why a room could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooManyRooms;
+
+impl Registry {
+    /// An empty registry.
+    pub fn new(max_rooms: usize, records: Arc<Records>, engines: EngineSet) -> Registry {
+        Registry {
+            rooms: Mutex::new(HashMap::new()),
+            max_rooms,
+            created: AtomicU64::new(0),
+            lobby: watch::Sender::new(0),
+            records,
+            engines,
+        }
+    }
+
+    /// The engines rooms may seat.
+    pub fn engines(&self) -> &EngineSet {
+        &self.engines
+    }
+
+    /// The records of finished games.
+    pub fn records(&self) -> &Records {
+        &self.records
+    }
+
+    /// A receiver that changes whenever the lobby does.
+    pub fn lobby_changes(&self) -> watch::Receiver<u64> {
+        self.lobby.subscribe()
+    }
+
+    /// The public rooms, oldest first.
+    pub fn lobby(&self) -> Vec<RoomInfo> {
+        let rooms = self.lock();
+        let mut list: Vec<RoomInfo> = rooms
+            .values()
+            .filter(|e| !e.info.private)
+            .map(|e| e.info.clone())
+            .collect();
+        list.sort_by_key(|i| i.created);
+        list
+    }
+
+    /// The command queue of a room.
+    pub fn get(&self, id: &str) -> Option<mpsc::Sender<RoomCmd>> {
+        self.lock().get(id).map(|e| e.tx.clone())
+    }
+
+    /// The oldest room that would seat a program, marked as no longer
+    /// waiting until its task says otherwise (so two programs arriving
+    /// together do not race for one seat).
+    pub fn take_program_seat(&self) -> Option<mpsc::Sender<RoomCmd>> {
+        let mut rooms = self.lock();
+        let entry = rooms
+            .values_mut()
+            .filter(|e| e.info.waiting_for_program)
+            .min_by_key(|e| e.info.created)?;
+        entry.info.waiting_for_program = false;
+        Some(entry.tx.clone())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.rooms.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Opens a room and starts its task. `engine` is seated next to the
+    /// first person who sits down.
+    pub fn open(
+        self: &Arc<Self>,
+        config: RoomConfig,
+        private: bool,
+        referee: bool,
+        engine: Option<(String, u8)>,
+    ) -> Result<(String, mpsc::Sender<RoomCmd>), TooManyRooms> {
+        let id = random_id();
+        let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+        let now = Instant::now();
+        let room = Room::new(config, now.into_std());
+        let info = info(
+            &id,
+            &room.snapshot(now.into_std()),
+            &room,
+            private,
+            referee,
+            0,
+        );
+        {
+            let mut rooms = self.lock();
+            if rooms.len() >= self.max_rooms {
+                return Err(TooManyRooms);
+            }
+            let created = self.created.fetch_add(1, Ordering::Relaxed);
+            rooms.insert(
+                id.clone(),
+                Entry {
+                    tx: tx.clone(),
+                    info: RoomInfo { created, ..info },
+                },
+            );
+        }
+        self.lobby.send_modify(|v| *v += 1);
+        let task = RoomTask {
+            id: id.clone(),
+            room,
+            registry: Arc::clone(self),
+            members: HashMap::new(),
+            pending_engine: engine,
+            seated: Seated::default(),
+            started_unix_ms: unix_ms(),
+            private,
+            referee,
+        };
+        let span = tracing::info_span!("room", id = %id);
+        tokio::spawn(task.run(rx).instrument(span));
+        Ok((id, tx))
+    }
+
+    fn update(&self, id: &str, new: RoomInfo) {
+        let changed = {
+            let mut rooms = self.lock();
+            match rooms.get_mut(id) {
+                Some(e)
+                    if e.info
+                        != RoomInfo {
+                            created: e.info.created,
+                            ..new.clone()
+                        } =>
+                {
+                    e.info = RoomInfo {
+                        created: e.info.created,
+                        ..new
+                    };
+                    !e.info.private
+                }
+                _ => false,
+            }
+        };
+        if changed {
+            self.lobby.send_modify(|v| *v += 1);
+        }
+    }
+
+    fn remove(&self, id: &str) {
+        self.lock().remove(id);
+        self.lobby.send_modify(|v| *v += 1);
+    }
+}
+
+/// An unguessable id: 80 random bits in lowercase base 32.
+pub fn random_id() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut rng = rand::rng();
+    (0..16)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn info(
+    id: &str,
+    s: &Snapshot,
+    room: &Room,
+    private: bool,
+    referee: bool,
+    created: u64,
+) -> RoomInfo {
+    RoomInfo {
+        id: id.to_owned(),
+        game: "omok",
+        rule: s.rule,
+        time_control: s.time_control,
+        seats: s.seats.clone(),
+        status: s.status,
+        spectators: s.spectators,
+        waiting_for_program: room.wants_program(),
+        referee,
+        private,
+        created,
+    }
+}
+
+struct RoomTask {
+    id: String,
+    room: Room,
+    registry: Arc<Registry>,
+    members: HashMap<ClientId, Sink>,
+    pending_engine: Option<(String, u8)>,
+    seated: Seated,
+    started_unix_ms: u64,
+    private: bool,
+    referee: bool,
+}
+
+/// Engine answers come back to the room task on this channel.
+type EngineAnswer = ((u32, usize), Option<renju::Point>);
+
+impl RoomTask {
+    async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
+        let (engine_tx, mut engine_rx) = mpsc::channel::<EngineAnswer>(4);
+        loop {
+            let deadline = self.room.poll_timeout().map(Instant::from_std);
+            tokio::select! {
+                cmd = rx.recv() => {
+                    let Some(cmd) = cmd else { break };
+                    self.command(cmd);
+                }
+                Some((key, point)) = engine_rx.recv() => {
+                    if let Some(point) = point {
+                        self.room.engine_moved(key, point, Instant::now().into_std());
+                    }
+                }
+                () = sleep_until(deadline) => {
+                    self.room.handle_timeout(Instant::now().into_std());
+                }
+            }
+            if !self.outputs(&engine_tx).await {
+                break;
+            }
+        }
+        self.registry.remove(&self.id);
+        tracing::debug!("room closed");
+    }
+
+    fn command(&mut self, cmd: RoomCmd) {
+        let now = Instant::now().into_std();
+        match cmd {
+            RoomCmd::Enter { from, sink, input } => {
+                self.members.insert(from, sink);
+                self.room.handle(from, input, now);
+            }
+            RoomCmd::Input { from, input } => {
+                let leaving = input == Input::Leave;
+                self.room.handle(from, input, now);
+                if leaving {
+                    self.members.remove(&from);
+                }
+            }
+            RoomCmd::Analyse { from } => {
+                let moves: Vec<renju::Point> = self
+                    .room
+                    .snapshot(now)
+                    .moves
+                    .iter()
+                    .filter_map(|m| m.parse().ok())
+                    .collect();
+                let rule = self.room.config().rule;
+                let Some(sink) = self.members.get(&from).cloned() else {
+                    return;
+                };
+                tokio::spawn(async move {
+                    let text = match engines::analyse(rule, moves).await {
+                        Some(a) => serde_json::json!({"type": "analysis", "analysis": a}),
+                        None => serde_json::json!({"type": "analysis", "analysis": null}),
+                    };
+                    let _ = sink.try_send(Outgoing::Text(text.to_string().into()));
+                });
+            }
+        }
+    }
+
+    /// Carries out the room's outputs; `false` once the room closed.
+    async fn outputs(&mut self, engine_tx: &mpsc::Sender<EngineAnswer>) -> bool {
+        let mut last_state = None;
+        while let Some(output) = self.room.poll_output() {
+            match output {
+                Output::State(snapshot) => last_state = Some(snapshot),
+                Output::You { to, seat } => {
+                    if let Some((name, level)) = seat.and(self.pending_engine.take()) {
+                        self.room.handle(
+                            to,
+                            Input::InviteEngine { name, level },
+                            Instant::now().into_std(),
+                        );
+                    }
+                    let msg = serde_json::json!({"type": "you", "room": self.id, "seat": seat});
+                    self.send(to, Outgoing::Text(msg.to_string().into()));
+                }
+                Output::Chat { from, text } => {
+                    let msg = serde_json::json!({"type": "chat", "from": from, "text": text});
+                    self.broadcast(msg.to_string().into());
+                }
+                Output::Refused { to, why } => {
+                    self.send(
+                        to,
+                        Outgoing::Text(proto::error(why.code(), &why.to_string()).into()),
+                    );
+                }
+                Output::Frame { to, frame } => self.send(to, Outgoing::Frame(frame)),
+                Output::Close(to) => {
+                    self.send(to, Outgoing::Close);
+                    self.members.remove(&to);
+                }
+                Output::EngineTurn(turn) => {
+                    let (set, tx) = (self.registry.engines.clone(), engine_tx.clone());
+                    let seated = self.seated.clone();
+                    // The room keeps serving (chat, clocks) while it thinks.
+                    tokio::spawn(async move {
+                        let point = seated
+                            .pick(
+                                &set,
+                                &turn.name,
+                                turn.level,
+                                turn.rule,
+                                turn.moves,
+                                turn.time_left,
+                            )
+                            .await;
+                        let _ = tx.send((turn.key, point)).await;
+                    });
+                }
+                Output::Finished(finished) => {
+                    let name = format!("{}-{}", self.id, finished.game);
+                    let record = records::record(name.clone(), &finished, self.started_unix_ms);
+                    // Durable before anyone is told: the outputs after this
+                    // one carry the result.
+                    match self.registry.records.save(&record).await {
+                        Ok(id) => tracing::info!(game = %id, "recorded"),
+                        Err(e) => tracing::error!(game = %name, "record not written: {e}"),
+                    }
+                    self.started_unix_ms = unix_ms();
+                }
+                Output::Closed => return false,
+            }
+        }
+        if let Some(snapshot) = last_state {
+            let info = info(
+                &self.id,
+                &snapshot,
+                &self.room,
+                self.private,
+                self.referee,
+                0,
+            );
+            self.registry.update(&self.id, info);
+            let mut value = serde_json::to_value(&*snapshot).unwrap_or_default();
+            value["type"] = "state".into();
+            value["room"] = self.id.clone().into();
+            self.broadcast(value.to_string().into());
+        }
+        true
+    }
+
+    fn send(&mut self, to: ClientId, msg: Outgoing) {
+        if let Some(sink) = self.members.get(&to)
+            && sink.try_send(msg).is_err()
+        {
+            // A connection that cannot keep up (or is gone) loses its
+            // place rather than slowing the room; a snapshot carries the
+            // whole game, so it misses nothing once it rejoins.
+            self.members.remove(&to);
+        }
+    }
+
+    fn broadcast(&mut self, text: Utf8Bytes) {
+        let ids: Vec<ClientId> = self.members.keys().copied().collect();
+        for id in ids {
+            self.send(id, Outgoing::Text(text.clone()));
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The refusal for a room count over the cap, for the wire.
+pub fn too_many_rooms() -> String {
+    proto::error(
+        ErrorCode::TooManyRooms.name(),
+        "the server has as many rooms as it allows; try again later",
+    )
+}

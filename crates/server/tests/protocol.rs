@@ -1,0 +1,359 @@
+//! The WebSocket protocol and the 3-byte port against a real server on
+//! loopback: what `docs/web-protocol.md` promises.
+
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use server::{Config, Server};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+struct Running {
+    http: String,
+    referee: std::net::SocketAddr,
+}
+
+async fn start(config: Config) -> Running {
+    let database =
+        std::env::temp_dir().join(format!("madang-web-test-{}.db", server::rooms::random_id()));
+    let server = Server::bind(Config {
+        database: database.display().to_string(),
+        ..config
+    })
+    .await
+    .unwrap();
+    let http = server.http_addr().unwrap().to_string();
+    let referee = server.referee_addr();
+    tokio::spawn(server.run(std::future::pending()));
+    Running { http, referee }
+}
+
+async fn connect(http: &str) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{http}/ws"))
+        .await
+        .unwrap();
+    ws
+}
+
+async fn send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+/// The next message of `kind`, skipping others (within 10 s).
+async fn next(ws: &mut Ws, kind: &str) -> Value {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let msg = ws.next().await.unwrap().unwrap();
+            if let Message::Text(t) = msg {
+                let v: Value = serde_json::from_str(&t).unwrap();
+                if v["type"] == kind {
+                    return v;
+                }
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no {kind} message"))
+}
+
+/// The next state whose moves number `n` (or that is over).
+async fn state_with(ws: &mut Ws, n: usize) -> Value {
+    loop {
+        let s = next(ws, "state").await;
+        if s["moves"].as_array().unwrap().len() == n || s["status"] == "over" {
+            return s;
+        }
+    }
+}
+
+async fn hello(http: &str, name: &str) -> (Ws, Value) {
+    let mut ws = connect(http).await;
+    send(
+        &mut ws,
+        json!({"type": "hello", "version": 1, "name": name}),
+    )
+    .await;
+    let welcome = next(&mut ws, "welcome").await;
+    (ws, welcome)
+}
+
+#[tokio::test]
+async fn hello_is_required_and_bad_messages_get_coded_errors() {
+    let s = start(Config::default()).await;
+    let mut ws = connect(&s.http).await;
+    send(&mut ws, json!({"type": "lobby"})).await;
+    assert_eq!(next(&mut ws, "error").await["code"], "hello_first");
+    send(&mut ws, json!({"type": "hello", "version": 9})).await;
+    assert_eq!(next(&mut ws, "error").await["code"], "version");
+    send(
+        &mut ws,
+        json!({"type": "hello", "version": 1, "name": "a\u{1b}[2J<script>x"}),
+    )
+    .await;
+    let welcome = next(&mut ws, "welcome").await;
+    assert_eq!(welcome["name"], "a [2J<script>x");
+    assert_eq!(welcome["referee"]["addr"], s.referee.to_string());
+    assert!(welcome["token"].as_str().unwrap().len() >= 16);
+    ws.send(Message::Text("{not json".into())).await.unwrap();
+    assert_eq!(next(&mut ws, "error").await["code"], "bad_message");
+    send(&mut ws, json!({"type": "move", "point": "h8"})).await;
+    assert_eq!(next(&mut ws, "error").await["code"], "not_in_room");
+    send(&mut ws, json!({"type": "join", "room": "nope"})).await;
+    assert_eq!(next(&mut ws, "error").await["code"], "no_such_room");
+    send(
+        &mut ws,
+        json!({"type": "create", "game": "omok", "opponent": "person", "level": 9}),
+    )
+    .await;
+    assert_eq!(next(&mut ws, "error").await["code"], "bad_setting");
+    // Too long: the server closes the connection.
+    let long = "x".repeat(20_000);
+    let _ = ws
+        .send(Message::Text(
+            format!("{{\"type\":\"chat\",\"text\":\"{long}\"}}").into(),
+        ))
+        .await;
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(Ok(_)) = ws.next().await {}
+    })
+    .await;
+    assert!(closed.is_ok());
+}
+
+#[tokio::test]
+async fn flooding_is_rate_limited() {
+    let s = start(Config::default()).await;
+    let (mut ws, _) = hello(&s.http, "flood").await;
+    for _ in 0..100 {
+        send(&mut ws, json!({"type": "ping"})).await;
+    }
+    assert_eq!(next(&mut ws, "error").await["code"], "rate_limited");
+}
+
+#[tokio::test]
+async fn two_players_play_to_five_and_a_spectator_sees_it_and_it_is_recorded() {
+    let s = start(Config::default()).await;
+    let (mut a, _) = hello(&s.http, "ann").await;
+    send(
+        &mut a,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black",
+               "clock": {"kind": "per_move", "ms": 60000}}),
+    )
+    .await;
+    let room = next(&mut a, "created").await["room"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    send(&mut a, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut a, "you").await["seat"], 0);
+    let (mut b, _) = hello(&s.http, "bob").await;
+    send(&mut b, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut b, "you").await["seat"], 1);
+    let (mut w, _) = hello(&s.http, "watcher").await;
+    send(&mut w, json!({"type": "join", "room": room, "play": false})).await;
+    assert_eq!(next(&mut w, "you").await["seat"], Value::Null);
+    let st = state_with(&mut w, 0).await;
+    assert_eq!(st["status"], "playing");
+    assert_eq!(st["spectators"], 1);
+    assert_eq!(st["clock"]["black_ms"].as_u64().unwrap() / 1000, 59);
+
+    send(&mut b, json!({"type": "move", "point": "h8"})).await;
+    assert_eq!(next(&mut b, "error").await["code"], "not_your_turn");
+    let moves = ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"];
+    let mut over = Value::Null;
+    for (i, m) in moves.iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut a } else { &mut b };
+        send(mover, json!({"type": "move", "point": m})).await;
+        over = state_with(&mut w, i + 1).await;
+        assert_eq!(over["moves"][i], *m);
+    }
+    assert_eq!(over["status"], "over");
+    assert_eq!(over["result"]["winner"], "black");
+    assert_eq!(
+        over["result"]["line"],
+        json!(["h8", "i8", "j8", "k8", "l8"])
+    );
+    // Durable before the result was shown: listed at once.
+    let list = http_get(&format!("http://{}/api/games?player=bob", s.http)).await;
+    let body = &list[list.find("\r\n\r\n").unwrap() + 4..];
+    let games: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(games[0]["players"], json!(["ann", "bob"]));
+    assert_eq!(games[0]["result"], "black");
+    let id = games[0]["id"].as_str().unwrap().to_owned();
+    let url = format!("http://{}/games/{id}.sgf", s.http);
+    let sgf = http_get(&url).await;
+    assert!(sgf.contains("GM[4]") && sgf.contains(";B[hh]"), "{sgf}");
+    let psq = http_get(&format!("http://{}/games/{id}.psq", s.http)).await;
+    assert!(psq.contains("\n8,8,"), "{psq}");
+    let json = http_get(&format!("http://{}/games/{id}.json", s.http)).await;
+    assert!(json.contains(&format!("\"id\":\"{room}-1\"")), "{json}");
+}
+
+/// A GET's body over a raw socket (no HTTP client crate needed).
+async fn http_get(url: &str) -> String {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = TcpStream::connect(host).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut body = String::new();
+    stream.read_to_string(&mut body).await.unwrap();
+    body
+}
+
+#[tokio::test]
+async fn a_seat_is_resumed_by_token_after_the_connection_drops() {
+    let s = start(Config::default()).await;
+    let (mut a, welcome) = hello(&s.http, "ann").await;
+    let token = welcome["token"].as_str().unwrap().to_owned();
+    send(
+        &mut a,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "white"}),
+    )
+    .await;
+    let room = next(&mut a, "created").await["room"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    send(&mut a, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut a, "you").await["seat"], 0);
+    drop(a);
+    let mut a2 = connect(&s.http).await;
+    send(
+        &mut a2,
+        json!({"type": "hello", "version": 1, "name": "ann", "token": token}),
+    )
+    .await;
+    next(&mut a2, "welcome").await;
+    send(&mut a2, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut a2, "you").await["seat"], 0);
+    let st = next(&mut a2, "state").await;
+    assert_eq!(st["seats"][0]["color"], "white");
+    assert_eq!(st["seats"][0]["connected"], true);
+}
+
+#[tokio::test]
+async fn the_origin_of_a_foreign_page_is_refused() {
+    let s = start(Config::default()).await;
+    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+        format!("ws://{}/ws", s.http),
+    )
+    .unwrap();
+    req.headers_mut()
+        .insert("Origin", "http://evil.example".parse().unwrap());
+    assert!(tokio_tungstenite::connect_async(req).await.is_err());
+}
+
+#[tokio::test]
+async fn the_connection_cap_is_a_clear_error() {
+    let s = start(Config {
+        max_connections: 1,
+        ..Config::default()
+    })
+    .await;
+    let (_a, _) = hello(&s.http, "one").await;
+    let mut b = connect(&s.http).await;
+    assert_eq!(next(&mut b, "error").await["code"], "server_full");
+}
+
+async fn frame(stream: &mut TcpStream) -> [u8; 3] {
+    let mut f = [0u8; 3];
+    tokio::time::timeout(Duration::from_secs(10), stream.read_exact(&mut f))
+        .await
+        .unwrap()
+        .unwrap();
+    f
+}
+
+#[tokio::test]
+async fn two_bots_in_a_row_play_each_other_and_the_lobby_shows_them() {
+    let s = start(Config {
+        referee_turn_time: Duration::from_secs(1),
+        ..Config::default()
+    })
+    .await;
+    let (mut lobby, _) = hello(&s.http, "watcher").await;
+    let mut p1 = TcpStream::connect(s.referee).await.unwrap();
+    p1.write_all(&[0, 0, 0]).await.unwrap();
+    assert_eq!(frame(&mut p1).await, [0, 0, 1]);
+    send(&mut lobby, json!({"type": "lobby"})).await;
+    let rooms = next(&mut lobby, "lobby").await;
+    assert_eq!(rooms["rooms"][0]["waiting_for_program"], true);
+    let mut p2 = TcpStream::connect(s.referee).await.unwrap();
+    p2.write_all(&[0, 0, 0]).await.unwrap();
+    assert_eq!(frame(&mut p2).await, [0, 1, 1]);
+    p1.write_all(&[1, 0, 1]).await.unwrap();
+    p2.write_all(&[1, 0, 1]).await.unwrap();
+    assert_eq!(frame(&mut p1).await, [2, 0, 0]);
+    assert_eq!(frame(&mut p2).await, [2, 1, 0]);
+    p1.write_all(&[3, 0, 0x77]).await.unwrap();
+    assert_eq!(frame(&mut p1).await, [2, 1, 0x77]);
+    assert_eq!(frame(&mut p2).await, [2, 0, 0x77]);
+    // White lets its second run out: black wins on time.
+    assert_eq!(frame(&mut p1).await, [4, 1, 1]);
+    assert_eq!(frame(&mut p2).await, [4, 0, 1]);
+    let mut rest = Vec::new();
+    p1.read_to_end(&mut rest).await.unwrap();
+    assert!(rest.is_empty());
+}
+
+#[tokio::test]
+async fn a_bot_plays_a_person_from_the_browser_protocol() {
+    let s = start(Config::default()).await;
+    let mut bot = TcpStream::connect(s.referee).await.unwrap();
+    bot.write_all(&[0, 0, 0, 1, 0, 1]).await.unwrap();
+    assert_eq!(frame(&mut bot).await, [0, 0, 1]);
+    let (mut p, _) = hello(&s.http, "pat").await;
+    send(&mut p, json!({"type": "lobby"})).await;
+    let room = loop {
+        let l = next(&mut p, "lobby").await;
+        if let Some(r) = l["rooms"].as_array().unwrap().first() {
+            break r["id"].as_str().unwrap().to_owned();
+        }
+    };
+    send(&mut p, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut p, "you").await["seat"], 1);
+    assert_eq!(frame(&mut bot).await, [2, 0, 0]);
+    bot.write_all(&[3, 0, 0x77]).await.unwrap();
+    assert_eq!(frame(&mut bot).await, [2, 1, 0x77]);
+    let st = state_with(&mut p, 1).await;
+    assert_eq!(st["seats"][0]["kind"], "program");
+    send(&mut p, json!({"type": "move", "point": "a1"})).await;
+    assert_eq!(frame(&mut bot).await, [2, 0, 0x00]);
+    // The bot puts on an occupied point: it loses, as on the referee.
+    bot.write_all(&[3, 0, 0x00]).await.unwrap();
+    assert_eq!(frame(&mut bot).await, [4, 0, 0]);
+    let over = state_with(&mut p, 99).await;
+    assert_eq!(over["result"]["winner"], "white");
+    assert_eq!(over["result"]["reason"], "occupied");
+}
+
+#[tokio::test]
+async fn the_engine_answers_and_grants_a_takeback() {
+    let s = start(Config::default()).await;
+    let (mut p, _) = hello(&s.http, "pat").await;
+    send(
+        &mut p,
+        json!({"type": "create", "game": "omok", "opponent": "engine", "level": 1, "color": "black"}),
+    )
+    .await;
+    let room = next(&mut p, "created").await["room"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    send(&mut p, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut p, "you").await["seat"], 0);
+    send(&mut p, json!({"type": "move", "point": "h8"})).await;
+    let st = state_with(&mut p, 2).await;
+    assert_eq!(st["seats"][1]["kind"], "engine");
+    send(&mut p, json!({"type": "takeback"})).await;
+    let st = state_with(&mut p, 0).await;
+    assert_eq!(st["to_move"], "black");
+    send(&mut p, json!({"type": "analyse"})).await;
+    let a = next(&mut p, "analysis").await;
+    assert!(a["analysis"]["best"].is_string());
+}
