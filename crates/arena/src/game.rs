@@ -574,6 +574,7 @@ impl Runner<'_> {
                     // The table never ends a game for these on its own.
                     EndReason::Shutdown
                     | EndReason::Resigned
+                    | EndReason::Agreed
                     | EndReason::Adjudicated
                     | EndReason::Unknown => Termination::AdjudicatedDraw,
                 };

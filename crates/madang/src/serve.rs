@@ -4,8 +4,8 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result, bail};
-use omok::duration::parse_duration;
 use renju::Rule;
 
 /// Arguments of `madang serve`.

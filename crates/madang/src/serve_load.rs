@@ -8,13 +8,16 @@
 //! expected sequence (nothing lost, nothing reordered), and reports the
 //! memory the process grew by per connection.
 
+// Raising the descriptor limit is a libc call.
+#![allow(unsafe_code)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result, bail};
 use futures::{SinkExt, StreamExt};
-use omok::duration::parse_duration;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::Semaphore;

@@ -73,6 +73,8 @@ pub enum EndReason {
     Shutdown,
     /// A player resigned (a person at a board; never on the 3-byte wire).
     Resigned,
+    /// Both players agreed to a draw (people; never on the 3-byte wire).
+    Agreed,
     /// A manager's verdicts on engines, never a referee's: an illegal move
     /// (off the board, on a stone, out of turn) without more detail.
     Illegal,
@@ -107,6 +109,7 @@ impl EndReason {
             EndReason::Draw => "draw",
             EndReason::Shutdown => "shutdown",
             EndReason::Resigned => "resignation",
+            EndReason::Agreed => "agreed",
             EndReason::Illegal => "illegal",
             EndReason::Crash => "crash",
             EndReason::Stall => "stall",
@@ -118,7 +121,7 @@ impl EndReason {
     }
 
     /// Every reason but `Forbidden`, which carries its kind.
-    pub(crate) const PLAIN: [EndReason; 18] = [
+    pub(crate) const PLAIN: [EndReason; 19] = [
         EndReason::Five,
         EndReason::Timeout,
         EndReason::OffBoard,
@@ -130,6 +133,7 @@ impl EndReason {
         EndReason::Draw,
         EndReason::Shutdown,
         EndReason::Resigned,
+        EndReason::Agreed,
         EndReason::Illegal,
         EndReason::Crash,
         EndReason::Stall,

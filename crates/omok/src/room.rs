@@ -219,8 +219,8 @@ pub struct Finished {
     pub moves: Vec<(Point, Duration)>,
     /// The winner, or `None` for a draw.
     pub winner: Option<Color>,
-    /// Why it ended (`five`, `timeout`, `resign`, `agreed`, ...).
-    pub reason: String,
+    /// Why it ended.
+    pub reason: EndReason,
     /// The winning line, when a five ended it.
     pub line: Vec<Point>,
 }
@@ -615,7 +615,7 @@ impl Room {
                     .collect();
                 snapshot.result = Some(ResultView {
                     winner: result.winner.map(color_name),
-                    reason: result.reason.clone(),
+                    reason: result.reason.to_string(),
                     line: result.line.iter().map(Point::to_string).collect(),
                 });
                 &idle
@@ -882,7 +882,7 @@ impl Room {
             return Err(Refusal::NotPlaying);
         }
         let color = self.color_of(seat);
-        self.finish(Some(!color), "resign", now);
+        self.finish(Some(!color), EndReason::Resigned, now);
         Ok(())
     }
 
@@ -893,7 +893,7 @@ impl Room {
             return Err(Refusal::NotPlaying);
         };
         if *draw_offer == Some(!color) {
-            self.finish(None, "agreed", now);
+            self.finish(None, EndReason::Agreed, now);
         } else {
             *draw_offer = Some(color);
         }
@@ -1067,14 +1067,14 @@ impl Room {
     /// Ends the game by the players' own act (resignation, agreement),
     /// which the table does not know of: its game is dropped and the result
     /// is the room's.
-    fn finish(&mut self, winner: Option<Color>, reason: &str, now: Instant) {
+    fn finish(&mut self, winner: Option<Color>, reason: EndReason, now: Instant) {
         let moves = self.moves();
         let mut table = Table::new(*self.table.config());
         std::mem::swap(&mut table, &mut self.table);
         // Programs never resign or agree, but a program seated here must
         // still hear how its game ended: let the old table end it by the
         // loser's departure and forward its frames.
-        self.conclude(moves, winner, reason.to_owned(), now);
+        self.conclude(moves, winner, reason, now);
         if self.has_bot() {
             let loser = winner.map_or(Color::Black, |w| !w);
             table.handle_gone(loser, now);
@@ -1106,9 +1106,9 @@ impl Room {
                         )
                     }) =>
                 {
-                    "abandoned".to_owned()
+                    EndReason::Disconnected
                 }
-                other => other.to_string(),
+                other => other,
             };
             let moves = summary.moves.iter().map(|(p, _)| *p).collect();
             self.conclude(moves, summary.winner, reason, now);
@@ -1172,7 +1172,13 @@ impl Room {
     }
 
     /// The game is over: record it and show the result.
-    fn conclude(&mut self, moves: Vec<Point>, winner: Option<Color>, reason: String, now: Instant) {
+    fn conclude(
+        &mut self,
+        moves: Vec<Point>,
+        winner: Option<Color>,
+        reason: EndReason,
+        now: Instant,
+    ) {
         let times = match &mut self.phase {
             Phase::Playing { clock, times, .. } => {
                 clock.stop(now);

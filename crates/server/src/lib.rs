@@ -305,7 +305,7 @@ async fn game_page_or_file(
     };
     let (body, mime) = match ext {
         "sgf" => (record.to_sgf(), "application/x-go-sgf"),
-        "psq" => (records::to_psq(&record), "text/plain; charset=utf-8"),
+        "psq" => (record.to_psq(), "text/plain; charset=utf-8"),
         "json" => (
             serde_json::to_string(&record).unwrap_or_default(),
             "application/json",

@@ -63,35 +63,20 @@ pub fn record(id: String, finished: &Finished, started_unix_ms: u64) -> GameReco
     let [black, white] = finished.names.clone();
     GameRecord {
         id,
-        rule: finished.rule.name().to_owned(),
+        rule: finished.rule,
         black,
         white,
         started_unix_ms,
+        setup: Vec::new(),
         moves: finished
             .moves
             .iter()
-            .map(|&(p, took)| MoveRecord {
-                point: p.to_string(),
-                seconds: Some((took.as_secs_f64() * 1e3).round() / 1e3),
+            .map(|&(point, took)| MoveRecord {
+                point,
+                millis: Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
             })
             .collect(),
-        result: finished
-            .winner
-            .map_or_else(|| "draw".to_owned(), |c| c.to_string()),
-        reason: finished.reason.clone(),
+        winner: finished.winner,
+        reason: finished.reason,
     }
-}
-
-/// The game in Gomoku PSQ form (Piskvork): a header line, one `x,y,ms`
-/// line per move with 1-based coordinates, then `-1`.
-pub fn to_psq(record: &GameRecord) -> String {
-    let mut out = String::from("Piskvorky 15x15, 11:11, 0\n");
-    for m in &record.moves {
-        if let Ok(p) = m.point.parse::<renju::Point>() {
-            let ms = m.seconds.map_or(0, |s| (s * 1e3) as u64);
-            out.push_str(&format!("{},{},{}\n", p.x() + 1, p.y() + 1, ms));
-        }
-    }
-    out.push_str("-1\n");
-    out
 }

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use omok::clock::TimeControl;
-use omok::codec::FrameCodec;
 use omok::frame::PlayerMsg;
 use omok::room::{Input, RoomConfig};
+use omok_net::codec::FrameCodec;
 use renju::Color;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;

@@ -128,7 +128,7 @@ fn two_people_play_to_five_and_the_record_comes_before_the_result() {
         unreachable!()
     };
     assert_eq!(f.winner, Some(Color::Black));
-    assert_eq!(f.reason, "five");
+    assert_eq!(f.reason, EndReason::Five);
     assert_eq!(f.names, ["n1".to_owned(), "n2".to_owned()]);
     assert_eq!(f.moves.len(), 9);
     let s = h.state();
@@ -261,7 +261,10 @@ fn takeback_draw_resign_and_rematch_with_colours_swapped() {
     h.play(&[(2, "h8")]);
     h.send(2, Input::Resign);
     let r = h.state().result.unwrap();
-    assert_eq!((r.winner, r.reason.as_str()), (Some("white"), "resign"));
+    assert_eq!(
+        (r.winner, r.reason.as_str()),
+        (Some("white"), "resignation")
+    );
 }
 
 #[test]
