@@ -14,19 +14,20 @@ use tokio::runtime::Runtime;
 fn record(black: &str, white: &str) -> GameRecord {
     GameRecord {
         id: "bench".to_owned(),
-        rule: "renju".to_owned(),
+        rule: renju::Rule::Renju,
         black: black.to_owned(),
         white: white.to_owned(),
         started_unix_ms: 1_700_000_000_000,
+        setup: Vec::new(),
         // A long game: 60 moves.
         moves: (0..60)
             .map(|i| MoveRecord {
-                point: format!("{}{}", char::from(b'a' + i % 15), 1 + i / 15),
-                seconds: Some(1.5),
+                point: renju::Point::new(i % 15, i / 15).expect("on the board"),
+                millis: Some(1500),
             })
             .collect(),
-        result: "black".to_owned(),
-        reason: "five".to_owned(),
+        winner: Some(renju::Color::Black),
+        reason: omok::referee::EndReason::Five,
     }
 }
 
