@@ -43,11 +43,12 @@ impl EngineConfig {
     pub const DEPTH_CAP: i32 = 60;
 }
 
-/// The time kept back from a budget: 20%, at most 100 ms, plus 5 ms for the
-/// caller's own overhead. On a loaded machine the search thread can lose
-/// the processor for several milliseconds between two looks at the clock.
+/// The time kept back from a budget: 15%, at most 50 ms, plus 20 ms for
+/// the caller's own overhead. On a loaded machine the search thread can
+/// lose the processor for tens of milliseconds between two looks at the
+/// clock, and the reply still has to reach the manager.
 pub fn safety_margin(budget: Duration) -> Duration {
-    budget.mul_f64(0.2).min(Duration::from_millis(100)) + Duration::from_millis(5)
+    budget.mul_f64(0.15).min(Duration::from_millis(50)) + Duration::from_millis(20)
 }
 
 /// The built-in Renju engine.
@@ -107,7 +108,8 @@ impl Engine {
         let usable = budget.saturating_sub(safety_margin(budget));
         let limits = Limits {
             deadline: Some(start + usable),
-            soft_deadline: Some(start + usable.mul_f64(0.65)),
+            soft_deadline: Some(start + usable.mul_f64(0.55)),
+            unstable_deadline: Some(start + usable.mul_f64(0.85)),
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),
             root_vcf_nodes: self.config.max_nodes.map_or(50_000, |n| (n / 4).max(1)),

@@ -21,6 +21,10 @@ pub struct Args {
     /// `max_memory`).
     #[arg(long, default_value_t = 64)]
     hash_mb: usize,
+    /// Node limit per move, for reproducible engine-against-engine tests
+    /// (the manager's clock still applies).
+    #[arg(long)]
+    nodes: Option<u64>,
 }
 
 /// Memory the brain needs besides its transposition table.
@@ -31,6 +35,7 @@ pub fn run(args: Args) -> Result<()> {
     let config = EngineConfig {
         threads: args.threads.max(1),
         hash_bytes: args.hash_mb << 20,
+        max_nodes: args.nodes,
         ..EngineConfig::default()
     };
     let engine = Engine::with_config(Rule::Renju, config);
