@@ -19,7 +19,7 @@ use std::time::Instant;
 use renju::{Color, NUM_POINTS, Point};
 
 use crate::pattern::{Line, Threat};
-use crate::position::{Position, ThreatSet};
+use crate::position::{PointSet, Position, ThreatSet};
 use crate::tt::{Bound, Entry, Table};
 
 /// Score of a won game, less the plies it takes.
@@ -341,19 +341,24 @@ impl<'a> Searcher<'a> {
             self.pos.undo();
             return won.then_some(f);
         }
-        if t.opp_flex4 {
-            // The defender has an open three: a three of ours is too slow.
-            return None;
-        }
-        let mut threes: Vec<(Point, i32)> = self
+        // A four gains a tempo even against an open three of the defender's
+        // (the VCF above tried the lines of fours alone); a three of ours is
+        // then too slow.
+        let threes = if t.opp_flex4 {
+            PointSet::default()
+        } else {
+            self.pos.threat_points(me, ThreatSet::Three)
+        };
+        let mut threats: Vec<(Point, i32)> = self
             .pos
-            .threat_points(me, ThreatSet::Three)
+            .threat_points(me, ThreatSet::Four)
             .iter()
+            .chain(threes.iter())
             .filter(|&p| self.pos.is_legal_for(me, p))
             .map(|p| (p, self.pos.value(me, p)))
             .collect();
-        threes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        for (m, _) in threes {
+        threats.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (m, _) in threats {
             self.pos.play(m);
             let won = self.vct_defend(depth - 1, budget);
             self.pos.undo();
