@@ -43,12 +43,12 @@ impl EngineConfig {
     pub const DEPTH_CAP: i32 = 60;
 }
 
-/// The time kept back from a budget: 15%, at most 50 ms, plus 20 ms for
+/// The time kept back from a budget: 25%, at most 60 ms, plus 20 ms for
 /// the caller's own overhead. On a loaded machine the search thread can
 /// lose the processor for tens of milliseconds between two looks at the
 /// clock, and the reply still has to reach the manager.
 pub fn safety_margin(budget: Duration) -> Duration {
-    budget.mul_f64(0.15).min(Duration::from_millis(50)) + Duration::from_millis(20)
+    budget.mul_f64(0.25).min(Duration::from_millis(60)) + Duration::from_millis(20)
 }
 
 /// The built-in Renju engine.
