@@ -57,6 +57,9 @@ pub struct Engine {
     config: EngineConfig,
     tt: Table,
     last: Option<Outcome>,
+    /// How long the search thread has lately gone without the processor
+    /// (decaying): kept back from the budget on top of the safety margin.
+    stall: Duration,
 }
 
 impl Engine {
@@ -75,6 +78,7 @@ impl Engine {
             config,
             tt,
             last: None,
+            stall: Duration::ZERO,
         }
     }
 
@@ -105,7 +109,8 @@ impl Engine {
             self.rule = game.rule();
             self.tt.clear();
         }
-        let usable = budget.saturating_sub(safety_margin(budget));
+        let margin = safety_margin(budget) + (self.stall * 2).min(budget / 4);
+        let usable = budget.saturating_sub(margin);
         let limits = Limits {
             deadline: Some(start + usable),
             soft_deadline: Some(start + usable.mul_f64(0.55)),
@@ -129,10 +134,13 @@ impl Engine {
                         .think()
                 });
             }
-            let outcome = Searcher::new(pos, tt, &stop, limits).think();
+            let mut main = Searcher::new(pos, tt, &stop, limits);
+            let outcome = main.think();
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            outcome
+            (outcome, main.longest_gap())
         });
+        let (outcome, gap) = outcome;
+        self.stall = gap.max(self.stall.mul_f64(0.75));
         let mut outcome = outcome.ok_or(PlayerError::NoMove)?;
         if game.check(outcome.best).is_err() {
             // The search only proposes legal moves; this guard keeps a bug

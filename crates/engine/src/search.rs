@@ -14,7 +14,7 @@
 //! history, reduced when late and pruned when very late.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use renju::{Color, NUM_POINTS, Point};
 
@@ -122,6 +122,11 @@ pub struct Searcher<'a> {
     vcf_fails: Vec<u64>,
     start_depth: i32,
     helper: bool,
+    /// When the clock was last read, and the longest time between two
+    /// reads: on a loaded machine the thread loses the processor for that
+    /// long, and so may the reply on its way to the manager.
+    last_clock: Instant,
+    longest_gap: Duration,
 }
 
 impl<'a> Searcher<'a> {
@@ -140,6 +145,8 @@ impl<'a> Searcher<'a> {
             vcf_fails: vec![0; 1 << 16],
             start_depth: 1,
             helper: false,
+            last_clock: Instant::now(),
+            longest_gap: Duration::ZERO,
         }
     }
 
@@ -153,6 +160,11 @@ impl<'a> Searcher<'a> {
         self
     }
 
+    /// The longest time between two reads of the clock so far.
+    pub fn longest_gap(&self) -> Duration {
+        self.longest_gap
+    }
+
     fn should_stop(&mut self) -> bool {
         if self.stopped {
             return true;
@@ -160,7 +172,10 @@ impl<'a> Searcher<'a> {
         if self.limits.max_nodes.is_some_and(|m| self.nodes >= m) {
             self.stopped = true;
         } else if self.nodes % CLOCK_EVERY == 0 {
-            let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+            let now = Instant::now();
+            self.longest_gap = self.longest_gap.max(now - self.last_clock);
+            self.last_clock = now;
+            let late = self.limits.deadline.is_some_and(|d| now >= d);
             self.stopped = late || self.stop.load(Ordering::Relaxed);
         }
         self.stopped
