@@ -78,7 +78,9 @@ impl Engine {
             config,
             tt,
             last: None,
-            stall: Duration::ZERO,
+            // Until a search has measured the machine, assume a loaded one:
+            // a fresh process also pays for cold caches on its first move.
+            stall: Duration::from_millis(20),
         }
     }
 
