@@ -42,11 +42,12 @@ impl EngineConfig {
     pub const DEPTH_CAP: i32 = 60;
 }
 
-/// The time kept back from a budget: 20%, at most 100 ms, plus 5 ms for the
-/// caller's own overhead. On a loaded machine the search thread can lose
-/// the processor for several milliseconds between two looks at the clock.
+/// The time kept back from a budget: 25%, at most 60 ms, plus 20 ms for
+/// the caller's own overhead. On a loaded machine the search thread can
+/// lose the processor for tens of milliseconds between two looks at the
+/// clock, and the reply still has to reach the manager.
 pub fn safety_margin(budget: Duration) -> Duration {
-    budget.mul_f64(0.2).min(Duration::from_millis(100)) + Duration::from_millis(5)
+    budget.mul_f64(0.25).min(Duration::from_millis(60)) + Duration::from_millis(20)
 }
 
 /// The built-in Renju engine.
@@ -55,6 +56,9 @@ pub struct Engine {
     config: EngineConfig,
     tt: Table,
     last: Option<Outcome>,
+    /// How long the search thread has lately gone without the processor
+    /// (decaying): kept back from the budget on top of the safety margin.
+    stall: Duration,
 }
 
 impl Engine {
@@ -73,6 +77,9 @@ impl Engine {
             config,
             tt,
             last: None,
+            // Until a search has measured the machine, assume a loaded one:
+            // a fresh process also pays for cold caches on its first move.
+            stall: Duration::from_millis(20),
         }
     }
 
@@ -115,10 +122,12 @@ impl Engine {
             self.rule = game.rule();
             self.tt.clear();
         }
-        let usable = budget.saturating_sub(safety_margin(budget));
+        let margin = safety_margin(budget) + (self.stall * 2).min(budget / 4);
+        let usable = budget.saturating_sub(margin);
         let limits = Limits {
             deadline: Some(start + usable),
-            soft_deadline: Some(start + usable.mul_f64(0.65)),
+            soft_deadline: Some(start + usable.mul_f64(0.55)),
+            unstable_deadline: Some(start + usable.mul_f64(0.85)),
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),
             root_vcf_nodes: self.config.max_nodes.map_or(50_000, |n| (n / 4).max(1)),
@@ -136,10 +145,13 @@ impl Engine {
                         .think()
                 });
             }
-            let outcome = Searcher::new(pos, tt, stop, limits).think();
+            let mut main = Searcher::new(pos, tt, stop, limits);
+            let outcome = main.think();
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            outcome
+            (outcome, main.longest_gap())
         });
+        let (outcome, gap) = outcome;
+        self.stall = gap.max(self.stall.mul_f64(0.75));
         let mut outcome = outcome.ok_or(PlayerError::NoMove)?;
         if game.check(outcome.best).is_err() {
             // The search only proposes legal moves; this guard keeps a bug

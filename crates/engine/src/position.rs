@@ -49,6 +49,65 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
     Geometry { around, window }
 });
 
+/// A set of points, one bit each, iterated in index order.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct PointSet([u64; 4]);
+
+impl PointSet {
+    #[inline]
+    fn insert(&mut self, p: Point) {
+        self.0[p.index() >> 6] |= 1 << (p.index() & 63);
+    }
+
+    #[inline]
+    fn remove(&mut self, p: Point) {
+        self.0[p.index() >> 6] &= !(1 << (p.index() & 63));
+    }
+
+    /// Whether the set is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// The points in index order.
+    #[inline]
+    pub fn iter(self) -> impl Iterator<Item = Point> {
+        self.0.into_iter().enumerate().flat_map(|(w, mut bits)| {
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Point::from_index(w * 64 + b)
+            })
+        })
+    }
+}
+
+/// Which [`PointSet`] of a colour's threat points a [`Threat`] belongs to.
+fn threat_set(t: Threat) -> Option<usize> {
+    match t {
+        Threat::Five => Some(ThreatSet::Five as usize),
+        t if t.is_four() => Some(ThreatSet::Four as usize),
+        t if t.is_three() => Some(ThreatSet::Three as usize),
+        _ => None,
+    }
+}
+
+/// The kinds of threat points kept as sets, so that the search reads them
+/// without scanning the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreatSet {
+    /// Points where a stone makes a five.
+    Five,
+    /// Points where a stone makes a four (not a five): [`Threat::is_four`].
+    Four,
+    /// Points where a stone makes an open three but no four.
+    Three,
+}
+
 /// Hash key of white to move.
 const SIDE_KEY: u64 = 0x5bd1_e995_7f4a_7c15;
 
@@ -64,6 +123,7 @@ pub struct Position {
     board: Board,
     lines: [[[Line; 4]; NUM_POINTS]; 2],
     threat: [[Threat; NUM_POINTS]; 2],
+    sets: [[PointSet; 3]; 2],
     value: [[i32; NUM_POINTS]; 2],
     total: [i32; 2],
     near: [u8; NUM_POINTS],
@@ -89,6 +149,7 @@ impl Position {
             board: Board::new(),
             lines: [[[Line::Dead; 4]; NUM_POINTS]; 2],
             threat: [[Threat::None; NUM_POINTS]; 2],
+            sets: [[PointSet::default(); 3]; 2],
             value: [[0; NUM_POINTS]; 2],
             total: [0; 2],
             near: [0; NUM_POINTS],
@@ -169,6 +230,12 @@ impl Position {
     #[inline]
     pub fn threat(&self, c: Color, p: Point) -> Threat {
         self.threat[c.index()][p.index()]
+    }
+
+    /// The points where a stone of `c` makes a threat of kind `kind`.
+    #[inline]
+    pub fn threat_points(&self, c: Color, kind: ThreatSet) -> PointSet {
+        self.sets[c.index()][kind as usize]
     }
 
     /// The line patterns a stone of `c` at empty `p` would make.
@@ -277,8 +344,23 @@ impl Position {
             for c in 0..2 {
                 self.total[c] -= self.value[c][p.index()];
                 self.value[c][p.index()] = 0;
-                self.threat[c][p.index()] = Threat::None;
+                self.set_threat(c, p, Threat::None);
                 self.lines[c][p.index()] = [Line::Dead; 4];
+            }
+        }
+    }
+
+    /// Records `c`'s threat at `p`, keeping the threat sets in step.
+    #[inline]
+    fn set_threat(&mut self, c: usize, p: Point, threat: Threat) {
+        let old = std::mem::replace(&mut self.threat[c][p.index()], threat);
+        let (from, to) = (threat_set(old), threat_set(threat));
+        if from != to {
+            if let Some(k) = from {
+                self.sets[c][k].remove(p);
+            }
+            if let Some(k) = to {
+                self.sets[c][k].insert(p);
             }
         }
     }
@@ -301,7 +383,7 @@ impl Position {
             lines[d] = l;
             self.lines[c][i] = lines;
             let threat = self.patterns.threat(lines);
-            self.threat[c][i] = threat;
+            self.set_threat(c, p, threat);
             let value = lines.iter().map(|&l| LINE_VALUE[l as usize]).sum::<i32>()
                 + THREAT_VALUE[threat as usize];
             self.total[c] += value - self.value[c][i];
@@ -327,6 +409,14 @@ mod tests {
             let fresh = Position::from_moves(Rule::Renju, &moves[..=k]);
             assert_eq!(pos.total, fresh.total);
             assert_eq!(pos.lines, fresh.lines);
+            assert_eq!(pos.sets, fresh.sets);
+            for c in Color::ALL {
+                let fours: Vec<Point> = Point::all()
+                    .filter(|&p| pos.threat(c, p).is_four() && pos.threat(c, p) != Threat::Five)
+                    .collect();
+                let set: Vec<Point> = pos.threat_points(c, ThreatSet::Four).iter().collect();
+                assert_eq!(set, fours);
+            }
         }
         for _ in 0..moves.len() {
             pos.undo();
@@ -335,6 +425,7 @@ mod tests {
         assert_eq!(pos.total, empty.total);
         assert_eq!(pos.lines, empty.lines);
         assert_eq!(pos.near, empty.near);
+        assert_eq!(pos.sets, empty.sets);
     }
 
     #[test]

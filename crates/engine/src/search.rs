@@ -14,12 +14,12 @@
 //! history, reduced when late and pruned when very late.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use renju::{NUM_POINTS, Point};
+use renju::{Color, NUM_POINTS, Point};
 
 use crate::pattern::{Line, Threat};
-use crate::position::Position;
+use crate::position::{PointSet, Position, ThreatSet};
 use crate::tt::{Bound, Entry, Table};
 
 /// Score of a won game, less the plies it takes.
@@ -49,8 +49,12 @@ const PV_MOVES: usize = 24;
 pub struct Limits {
     /// Stop at once after this instant.
     pub deadline: Option<Instant>,
-    /// Start no new iteration after this instant.
+    /// Start no new iteration after this instant while the best move is
+    /// stable.
     pub soft_deadline: Option<Instant>,
+    /// Start no new iteration after this instant when the last iteration
+    /// changed the best move: an unsettled position deserves more time.
+    pub unstable_deadline: Option<Instant>,
     /// Stop after this many nodes (deterministic).
     pub max_nodes: Option<u64>,
     /// Deepest iteration.
@@ -118,6 +122,11 @@ pub struct Searcher<'a> {
     vcf_fails: Vec<u64>,
     start_depth: i32,
     helper: bool,
+    /// When the clock was last read, and the longest time between two
+    /// reads: on a loaded machine the thread loses the processor for that
+    /// long, and so may the reply on its way to the manager.
+    last_clock: Instant,
+    longest_gap: Duration,
 }
 
 impl<'a> Searcher<'a> {
@@ -136,6 +145,8 @@ impl<'a> Searcher<'a> {
             vcf_fails: vec![0; 1 << 16],
             start_depth: 1,
             helper: false,
+            last_clock: Instant::now(),
+            longest_gap: Duration::ZERO,
         }
     }
 
@@ -149,6 +160,11 @@ impl<'a> Searcher<'a> {
         self
     }
 
+    /// The longest time between two reads of the clock so far.
+    pub fn longest_gap(&self) -> Duration {
+        self.longest_gap
+    }
+
     fn should_stop(&mut self) -> bool {
         if self.stopped {
             return true;
@@ -156,7 +172,10 @@ impl<'a> Searcher<'a> {
         if self.limits.max_nodes.is_some_and(|m| self.nodes >= m) {
             self.stopped = true;
         } else if self.nodes.is_multiple_of(CLOCK_EVERY) {
-            let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+            let now = Instant::now();
+            self.longest_gap = self.longest_gap.max(now - self.last_clock);
+            self.last_clock = now;
+            let late = self.limits.deadline.is_some_and(|d| now >= d);
             self.stopped = late || self.stop.load(Ordering::Relaxed);
         }
         self.stopped
@@ -166,37 +185,27 @@ impl<'a> Searcher<'a> {
         let pos = &self.pos;
         let me = pos.side();
         let opp = !me;
-        let mut t = Threats::default();
-        for p in Point::all() {
-            if !pos.is_near(p) {
-                continue;
-            }
-            let (tm, to) = (pos.threat(me, p), pos.threat(opp, p));
-            if tm == Threat::Five {
-                t.my_five = Some(p);
-            }
-            if to == Threat::Five {
-                t.opp_fives += 1;
-                t.opp_five.get_or_insert(p);
-            }
-            if tm == Threat::Flex4 && t.my_flex4.is_none() && pos.is_legal_for(me, p) {
-                t.my_flex4 = Some(p);
-            }
-            if to == Threat::Flex4 && !t.opp_flex4 && pos.is_legal_for(opp, p) {
-                t.opp_flex4 = true;
-            }
+        let opp_fives = pos.threat_points(opp, ThreatSet::Five);
+        Threats {
+            my_five: pos.threat_points(me, ThreatSet::Five).iter().last(),
+            opp_five: opp_fives.iter().next(),
+            opp_fives: opp_fives.iter().count() as u32,
+            my_flex4: self.flex4(me),
+            opp_flex4: self.flex4(opp).is_some(),
         }
-        t
+    }
+
+    /// The first point where `c` could legally make an open four.
+    fn flex4(&self, c: Color) -> Option<Point> {
+        self.pos
+            .threat_points(c, ThreatSet::Four)
+            .iter()
+            .find(|&p| self.pos.threat(c, p) == Threat::Flex4 && self.pos.is_legal_for(c, p))
     }
 
     /// Whether the side to move could make an open four (legally).
     fn has_flex4(&self) -> bool {
-        let me = self.pos.side();
-        Point::all().any(|p| {
-            self.pos.is_near(p)
-                && self.pos.threat(me, p) == Threat::Flex4
-                && self.pos.is_legal_for(me, p)
-        })
+        self.flex4(self.pos.side()).is_some()
     }
 
     /// Candidate moves with ordering scores, best first.
@@ -257,31 +266,22 @@ impl<'a> Searcher<'a> {
         }
         let me = self.pos.side();
         let opp = !me;
-        let mut forced = None;
-        let mut fours = Vec::new();
-        for p in Point::all() {
-            if !self.pos.is_near(p) {
-                continue;
-            }
-            let tm = self.pos.threat(me, p);
-            if tm == Threat::Five {
-                return Some((p, 1));
-            }
-            if self.pos.threat(opp, p) == Threat::Five {
-                if forced.is_some() {
-                    return None;
-                }
-                forced = Some(p);
-            }
-            if tm.is_four() {
-                fours.push((p, tm));
-            }
+        if let Some(p) = self.pos.threat_points(me, ThreatSet::Five).iter().next() {
+            return Some((p, 1));
         }
-        if let Some(f) = forced {
+        let mut opp_fives = self.pos.threat_points(opp, ThreatSet::Five).iter();
+        let forced = opp_fives.next();
+        if opp_fives.next().is_some() {
+            return None;
+        }
+        let mut fours: Vec<(Point, Threat)> = self
+            .pos
+            .threat_points(me, ThreatSet::Four)
+            .iter()
             // The opponent's four must be blocked, by a four of our own.
-            fours.retain(|&(p, _)| p == f);
-        }
-        fours.retain(|&(p, _)| self.pos.is_legal_for(me, p));
+            .filter(|&p| forced.is_none_or(|f| f == p) && self.pos.is_legal_for(me, p))
+            .map(|p| (p, self.pos.threat(me, p)))
+            .collect();
         if let Some(&(p, _)) = fours.iter().find(|(_, t)| *t == Threat::Flex4) {
             return Some((p, 3));
         }
@@ -356,22 +356,24 @@ impl<'a> Searcher<'a> {
             self.pos.undo();
             return won.then_some(f);
         }
-        if t.opp_flex4 {
-            // The defender has an open three: a three of ours is too slow.
-            return None;
-        }
-        let mut threes: Vec<(Point, i32)> = Point::all()
-            .filter(|&p| {
-                self.pos.is_near(p) && {
-                    let th = self.pos.threat(me, p);
-                    th.is_three() && !th.is_four()
-                }
-            })
+        // A four gains a tempo even against an open three of the defender's
+        // (the VCF above tried the lines of fours alone); a three of ours is
+        // then too slow.
+        let threes = if t.opp_flex4 {
+            PointSet::default()
+        } else {
+            self.pos.threat_points(me, ThreatSet::Three)
+        };
+        let mut threats: Vec<(Point, i32)> = self
+            .pos
+            .threat_points(me, ThreatSet::Four)
+            .iter()
+            .chain(threes.iter())
             .filter(|&p| self.pos.is_legal_for(me, p))
             .map(|p| (p, self.pos.value(me, p)))
             .collect();
-        threes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        for (m, _) in threes {
+        threats.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (m, _) in threats {
             self.pos.play(m);
             let won = self.vct_defend(depth - 1, budget);
             self.pos.undo();
@@ -602,8 +604,10 @@ impl<'a> Searcher<'a> {
         };
         for depth in self.start_depth..=self.limits.max_depth {
             let (score, index, complete) = self.search_root(&root, depth);
+            let mut changed = false;
             if index.is_some() || complete {
                 let i = index.unwrap_or(0);
+                changed = best.best != root[i].0;
                 best.best = root[i].0;
                 best.score = score;
                 root[..=i].rotate_right(1);
@@ -615,11 +619,12 @@ impl<'a> Searcher<'a> {
             if score.abs() >= WIN_BOUND {
                 break;
             }
-            if self
-                .limits
-                .soft_deadline
-                .is_some_and(|d| Instant::now() >= d)
-            {
+            let soft = if changed && depth > self.start_depth {
+                self.limits.unstable_deadline
+            } else {
+                self.limits.soft_deadline
+            };
+            if soft.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
         }

@@ -29,6 +29,10 @@ pub struct Args {
     /// `max_memory`).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1 << 14))]
     hash_mb: u32,
+    /// Node limit per move, for reproducible engine-against-engine tests
+    /// (the manager's clock still applies).
+    #[arg(long)]
+    nodes: Option<u64>,
 }
 
 /// Memory the brain needs besides its transposition table.
@@ -43,6 +47,7 @@ pub fn run(args: Args) -> Result<()> {
     let config = EngineConfig {
         threads: usize::from(args.threads),
         hash_bytes: usize::try_from(u64::from(args.hash_mb) << 20)?,
+        max_nodes: args.nodes,
         ..EngineConfig::default()
     };
     let engine = Engine::with_config(Rule::Renju, config);

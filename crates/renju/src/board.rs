@@ -124,6 +124,15 @@ impl Board {
         self.hash
     }
 
+    /// How many stones of `color` are on the board (`stone_count` counts both).
+    pub(crate) fn stones_of(&self, color: Color) -> u32 {
+        // The rows (direction 0) hold every point once.
+        self.lines[color.index()][0]
+            .iter()
+            .map(|row| row.count_ones())
+            .sum()
+    }
+
     /// The points holding stones of `color`, in index order.
     pub fn stones(&self, color: Color) -> impl Iterator<Item = Point> + '_ {
         Point::all().filter(move |&p| self.get(p) == Some(color))

@@ -78,7 +78,10 @@ impl Board {
 
     /// Every empty point forbidden for black under `rule`, in index order.
     pub fn forbidden_points(&self, rule: Rule) -> Vec<(Point, ForbiddenKind)> {
-        if !rule.has_forbidden() {
+        // Every forbidden shape needs at least four black stones besides the
+        // point (two threes, a double four, or the five of an overline), so
+        // the openings, where a scan is most often asked for, cost nothing.
+        if !rule.has_forbidden() || self.stones_of(Color::Black) < 4 {
             return Vec::new();
         }
         let patterns = Patterns::get();
