@@ -5,6 +5,7 @@
 
 mod bingo;
 mod brain;
+mod loadtest_web;
 mod logging;
 mod matches;
 mod omok;
@@ -35,6 +36,9 @@ enum Command {
     /// The yard in the browser: lobby, Omok rooms, spectators, records,
     /// and the 3-byte referee port for programs.
     Serve(serve::Args),
+    /// Load-test `madang serve`: rooms of scripted players and spectators
+    /// over WebSockets on loopback, with latency, loss and memory figures.
+    ServeLoad(loadtest_web::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Command::Brain(args) => brain::run(args),
         Command::Match(args) => matches::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::ServeLoad(args) => loadtest_web::run(args),
     };
     // Errors are for people: the message and its causes, no backtrace.
     match outcome {
