@@ -177,7 +177,11 @@ impl Server {
     ) -> std::io::Result<()> {
         let referee = tokio::spawn(referee::accept(Arc::clone(&self.shared), self.referee));
         let app = router(Arc::clone(&self.shared));
-        let served = axum::serve(self.http, app)
+        // Game messages are small and latency-bound: no Nagle delay.
+        let http = axum::serve::ListenerExt::tap_io(self.http, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let served = axum::serve(http, app)
             .with_graceful_shutdown(shutdown)
             .await;
         referee.abort();
