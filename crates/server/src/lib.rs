@@ -263,7 +263,10 @@ async fn ws_upgrade(
         }
     }
     let token = cookie_token(&headers);
+    // tungstenite's default 128 KiB read buffer would be most of the
+    // memory of a connection; a message is at most 8 KiB anyway.
     upgrade
+        .read_buffer_size(proto::MAX_MESSAGE_BYTES)
         .max_message_size(proto::MAX_MESSAGE_BYTES)
         .max_frame_size(proto::MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| {
