@@ -8,11 +8,11 @@ mod bingo;
 mod brain;
 mod cli;
 mod lines;
+mod loadtest_web;
 mod logging;
 mod matches;
 mod omok;
 mod serve;
-mod serve_load;
 
 use std::process::ExitCode;
 
@@ -41,9 +41,9 @@ enum Command {
     /// The yard in the browser: lobby, Omok rooms, spectators, records,
     /// and the 3-byte referee port for programs.
     Serve(serve::Args),
-    /// Load-test `madang serve` on loopback: rooms of two players moving at
-    /// a steady pace, spectators, latency and memory figures.
-    ServeLoad(serve_load::Args),
+    /// Load-test `madang serve`: rooms of scripted players and spectators
+    /// over WebSockets on loopback, with latency, loss and memory figures.
+    ServeLoad(loadtest_web::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         Command::Match(args) => matches::run(args),
         Command::Arena(args) => arena::run(*args),
         Command::Serve(args) => serve::run(args),
-        Command::ServeLoad(args) => serve_load::run(args),
+        Command::ServeLoad(args) => loadtest_web::run(args),
     };
     // Errors are for people: the message and its causes, no backtrace.
     match outcome {

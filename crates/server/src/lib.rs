@@ -178,7 +178,11 @@ impl Server {
     ) -> std::io::Result<()> {
         let referee = tokio::spawn(referee::accept(Arc::clone(&self.shared), self.referee));
         let app = router(Arc::clone(&self.shared));
-        let served = axum::serve(self.http, app)
+        // Game messages are small and latency-bound: no Nagle delay.
+        let http = axum::serve::ListenerExt::tap_io(self.http, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let served = axum::serve(http, app)
             .with_graceful_shutdown(shutdown)
             .await;
         referee.abort();
@@ -260,7 +264,10 @@ async fn ws_upgrade(
         }
     }
     let token = cookie_token(&headers);
+    // tungstenite's default 128 KiB read buffer would be most of the
+    // memory of a connection; a message is at most 8 KiB anyway.
     upgrade
+        .read_buffer_size(proto::MAX_MESSAGE_BYTES)
         .max_message_size(proto::MAX_MESSAGE_BYTES)
         .max_frame_size(proto::MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| {

@@ -1,0 +1,44 @@
+//! `madang serve-load` as an operator runs it: a small, short load on a
+//! real `madang serve` child over loopback.
+
+use std::process::Command;
+
+#[test]
+fn a_small_load_loses_and_reorders_nothing() {
+    let out = Command::new(env!("CARGO_BIN_EXE_madang"))
+        .args(["serve-load", "--rooms", "10", "--spectators", "20"])
+        .args([
+            "--duration",
+            "2s",
+            "--move-every",
+            "50ms",
+            "--game-moves",
+            "12",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        stdout.contains("10 rooms, 20 players, 20 spectators (40 WebSocket connections)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("lost moves 0, reordered 0"), "{stdout}");
+    assert!(stdout.contains("errors: none"), "{stdout}");
+    // 2 s at one move per 50 ms in each of 10 rooms: most moves were played,
+    // games ended after 12 moves and rematches followed.
+    let moves: u64 = stdout
+        .split(" moves (")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(moves >= 200, "{stdout}");
+    assert!(!stdout.contains(" 0 games resigned"), "{stdout}");
+    for kind in ["move -> opponent", "move -> spectator"] {
+        let line = stdout.lines().find(|l| l.contains(kind)).unwrap();
+        assert!(!line.contains("(0 samples)"), "{line}");
+    }
+    assert!(stdout.contains("KiB per connection"), "{stdout}");
+}
