@@ -11,6 +11,9 @@
 //! order, counts it as lost or reordered. Games that reach `--game-moves`
 //! end by resignation and are followed by a rematch, so moves keep flowing.
 
+// Raising the descriptor limit is a libc call.
+#![allow(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -18,10 +21,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use crate::cli::parse_duration;
 use anyhow::{Context, Result, bail};
 use futures::{SinkExt, StreamExt};
 use hdrhistogram::Histogram;
-use omok::duration::parse_duration;
 use renju::{Game, Point, Rule};
 use serde::Deserialize;
 use serde_json::json;
