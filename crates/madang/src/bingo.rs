@@ -43,8 +43,8 @@ enum Command {
 #[derive(clap::Args)]
 struct HostArgs {
     /// Address to listen on (port 0 picks a free port; the address is printed).
-    #[arg(long, default_value = "127.0.0.1:7000")]
-    addr: String,
+    #[arg(long, default_value = "127.0.0.1:7000", value_parser = crate::omok::addr::listen_addr)]
+    addr: std::net::SocketAddr,
     /// Card size n (the card holds 1..n²).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=15))]
     size: u8,
@@ -67,8 +67,8 @@ struct HostArgs {
 
 #[derive(clap::Args)]
 struct JoinArgs {
-    /// The host, as HOST:PORT.
-    addr: String,
+    /// The host, as HOST:PORT (a host name or an IP address).
+    addr: crate::omok::addr::HostPort,
     /// How long to keep trying to reconnect after a drop.
     #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DUR")]
     resume_grace: Duration,
@@ -247,7 +247,7 @@ impl Setup {
                 Ok(Setup::Host(listener, options))
             }
             Command::Join(args) => Ok(Setup::Join(
-                args.addr.clone(),
+                args.addr.to_string(),
                 args.common.card(seed)?,
                 args.common.extensions(),
                 args.common.limits(args.resume_grace),

@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::parse_duration;
+use crate::cli::{RuleArg, parse_duration};
 use anyhow::{Context, Result};
 use arena::clock::TimeControl;
 use arena::entrant::{Entrant, EntrantKind};
@@ -51,8 +51,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Rule: renju, renju-simplified, freestyle or standard.
-    #[arg(long, default_value = "renju")]
-    rule: Rule,
+    #[arg(long, value_enum, default_value_t)]
+    rule: RuleArg,
     /// Ignore engine output the protocol does not know (by default it
     /// loses the game as a protocol error).
     #[arg(long)]
@@ -115,7 +115,7 @@ pub fn run(args: Args) -> Result<()> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            parse_openings(&text, args.openings_format, args.rule)
+            parse_openings(&text, args.openings_format, Rule::from(args.rule))
                 .with_context(|| path.display().to_string())?
         }
         None => standard(),
@@ -133,7 +133,7 @@ pub fn run(args: Args) -> Result<()> {
         "match: A = {}, B = {}, rule {}, {} per move (tolerance {}), {games} games, seed {}",
         args.player_a,
         args.player_b,
-        args.rule,
+        Rule::from(args.rule),
         humanize(args.turn_time),
         humanize(args.tolerance),
         args.seed
@@ -153,7 +153,7 @@ pub fn run(args: Args) -> Result<()> {
             Color::White
         };
         let setup = GameSetup {
-            rule: args.rule,
+            rule: Rule::from(args.rule),
             opening: openings[p.opening].clone(),
             tolerance: args.tolerance,
             stall_grace: Duration::from_secs(1),

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::cli::parse_duration;
+use crate::cli::{RuleArg, parse_duration};
 use anyhow::{Context, Result, bail};
 use renju::Rule;
 
@@ -12,15 +12,15 @@ use renju::Rule;
 #[derive(clap::Args)]
 pub struct Args {
     /// Web address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = crate::omok::addr::listen_addr)]
     addr: SocketAddr,
     /// Address of the 3-byte referee port for programs.
-    #[arg(long, default_value = "127.0.0.1:9000")]
+    #[arg(long, default_value = "127.0.0.1:9000", value_parser = crate::omok::addr::listen_addr)]
     referee_addr: SocketAddr,
     /// Rule of games on the referee port: renju, renju-simplified,
     /// freestyle or standard.
-    #[arg(long, default_value = "renju")]
-    referee_rule: Rule,
+    #[arg(long, value_enum, default_value_t)]
+    referee_rule: RuleArg,
     /// Time per move on the referee port, like 15s or 500ms.
     #[arg(long, default_value = "15s", value_parser = parse_duration)]
     referee_turn_time: Duration,
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<()> {
     let config = server::Config {
         addr: args.addr,
         referee_addr: args.referee_addr,
-        referee_rule: args.referee_rule,
+        referee_rule: Rule::from(args.referee_rule),
         referee_turn_time: args.referee_turn_time,
         database: args.database,
         grace: args.grace,

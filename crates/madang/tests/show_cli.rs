@@ -75,10 +75,10 @@ fn play_refuses_bad_values_before_any_screen() {
         ),
         (&["--level", "godlike"], "beginner"),
         (&["--turn-time", "5s"], "--connect"),
-        (&["--think-time", "0s"], "must be more than zero"),
+        (&["--think-time", "0s"], "must be longer than zero"),
         (
             &["--connect", "localhost:9000", "--turn-time", "0ms"],
-            "more than zero",
+            "longer than zero",
         ),
         (&["--increment", "5s"], "--clock"),
         (

@@ -2,11 +2,13 @@
 //! by clap's parser so that a malformed address is refused before anything
 //! starts (a screen, a listener, a connection).
 //!
-//! Only the shape is checked here; the name is resolved when connecting, so
-//! that a referee started after the client is still found.
+//! For connecting ([`HostPort`]) only the shape is checked here; the name is
+//! resolved when connecting, so that a referee started after the client is
+//! still found. An address to listen on ([`listen_addr`]) is resolved by the
+//! parser, since it must name this machine now; port 0 asks for a free port.
 
 use std::fmt;
-use std::net::{Ipv6Addr, SocketAddr};
+use std::net::{Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::str::FromStr;
 
 use thiserror::Error;
@@ -31,6 +33,9 @@ pub(crate) enum AddrError {
     /// The host is empty or holds characters no host name or IP address has.
     #[error("{0:?} is not a host name or IP address")]
     BadHost(String),
+    /// The host name names no address of this machine.
+    #[error("{0:?} has no address here")]
+    Unresolved(String),
 }
 
 /// As `connect` and `bind` take it: `host:port`, IPv6 in brackets.
@@ -79,6 +84,30 @@ impl FromStr for HostPort {
             port,
         })
     }
+}
+
+/// Parses an address to listen on: `127.0.0.1:9000`, `localhost:0`,
+/// `[::1]:9000`. A host name is resolved now (IPv4 first); port 0 is
+/// allowed.
+pub(crate) fn listen_addr(text: &str) -> Result<SocketAddr, AddrError> {
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    // The shape is a HostPort's, with port 0 allowed.
+    let (host, port) = text.rsplit_once(':').ok_or(AddrError::NoPort)?;
+    let checked = format!("{host}:{}", if port == "0" { "1" } else { port });
+    let shape = checked.parse::<HostPort>()?;
+    let port: u16 = port.parse().map_err(|_| AddrError::BadPort(port.into()))?;
+    let found: Vec<SocketAddr> = (shape.host.as_str(), port)
+        .to_socket_addrs()
+        .map_err(|_| AddrError::Unresolved(shape.host.clone()))?
+        .collect();
+    found
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(found.first())
+        .copied()
+        .ok_or(AddrError::Unresolved(shape.host))
 }
 
 /// A DNS name (RFC 1123 labels) or a dotted IPv4 address.
@@ -135,5 +164,27 @@ mod tests {
         assert_eq!(err("::1:9000"), AddrError::BadHost("::1".into()));
         assert_eq!(err("h\u{1b}[2J:1"), AddrError::BadHost("h\u{1b}[2J".into()));
         assert!(err("localhost").to_string().contains("HOST:PORT"));
+    }
+
+    #[test]
+    fn listen_addresses_resolve_and_allow_port_zero() {
+        assert_eq!(
+            listen_addr("localhost:0").unwrap(),
+            "127.0.0.1:0".parse().unwrap()
+        );
+        assert_eq!(
+            listen_addr("127.0.0.1:9000").unwrap(),
+            "127.0.0.1:9000".parse().unwrap()
+        );
+        assert_eq!(listen_addr("[::1]:0").unwrap(), "[::1]:0".parse().unwrap());
+        assert_eq!(listen_addr("localhost"), Err(AddrError::NoPort));
+        assert!(matches!(
+            listen_addr("local host:9000"),
+            Err(AddrError::BadHost(_))
+        ));
+        assert!(matches!(
+            listen_addr("localhost:70000"),
+            Err(AddrError::BadPort(_))
+        ));
     }
 }

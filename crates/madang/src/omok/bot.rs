@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::cli::parse_duration;
+use crate::cli::{RuleArg, parse_duration};
 use anyhow::{Context, Result, anyhow, bail};
 use engine::{Engine, Player};
 use gomocup::ExternalBrain;
@@ -35,7 +35,7 @@ const SEAT_RETRY_EVERY: Duration = Duration::from_millis(250);
 pub struct Args {
     /// The referee to play on.
     #[arg(long, value_name = "HOST:PORT")]
-    connect: String,
+    connect: crate::omok::addr::HostPort,
     /// Games to play, one connection each.
     #[arg(long, default_value_t = 1, value_name = "N")]
     games: u64,
@@ -48,8 +48,8 @@ pub struct Args {
     think_time: Option<Duration>,
     /// The referee's rule: renju, renju-simplified, freestyle or standard
     /// (the protocol does not carry it).
-    #[arg(long, default_value = "renju")]
-    rule: Rule,
+    #[arg(long, value_enum, default_value_t)]
+    rule: RuleArg,
     /// Play with an external Gomocup engine instead of the built-in one,
     /// e.g. "pbrain-rapfi".
     #[arg(long, value_name = "CMD")]
@@ -69,7 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     if think >= args.turn_time {
         warn!(?think, turn_time = ?args.turn_time, "think time leaves no margin for the network");
     }
-    let mut bot = Bot::new(player, args.rule, think);
+    let mut bot = Bot::new(player, Rule::from(args.rule), think);
     bot.connect_timeout = args.reply_timeout;
     bot.limits = Limits::new(args.turn_time, args.reply_timeout);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -80,7 +80,7 @@ pub fn run(args: Args) -> Result<()> {
         let (mut won, mut lost, mut drawn) = (0, 0, 0);
         for n in 1..=args.games {
             let outcome = bot
-                .play_seated(&args.connect)
+                .play_seated(&args.connect.to_string())
                 .await
                 .with_context(|| format!("game {n}"))?;
             println!("game {n}: {outcome}");
@@ -106,7 +106,7 @@ fn make_player(args: &Args) -> Result<Box<dyn Player>> {
             .with_context(|| format!("starting the Gomocup engine {command:?}"))?;
         return Ok(Box::new(brain));
     }
-    Ok(Box::new(Engine::new(args.rule)))
+    Ok(Box::new(Engine::new(Rule::from(args.rule))))
 }
 
 /// The engine's time per move: `think` if given, else the turn time less a

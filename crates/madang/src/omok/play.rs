@@ -37,7 +37,7 @@ use self::app::{App, Command};
 use self::clock::{TimeControl, parse_time_control};
 use self::computer::{Computer, Level};
 use self::versus::{Output, Versus};
-use crate::cli::parse_duration;
+use crate::cli::{RuleArg, parse_duration};
 use crate::omok::addr::HostPort;
 
 /// How often the clocks on screen are redrawn.
@@ -63,8 +63,8 @@ pub struct Args {
     connect: Option<HostPort>,
     /// The rule: renju, renju-simplified, freestyle or standard (on a
     /// referee, the referee's: the protocol does not carry it).
-    #[arg(long, default_value = "renju")]
-    rule: Rule,
+    #[arg(long, value_enum, default_value_t)]
+    rule: RuleArg,
     /// On a referee: its time per move, for the clock on screen. Without it
     /// the Omok document's 15s is assumed, and the screen says so if the
     /// referee's turns turn out longer or shorter.
@@ -120,13 +120,13 @@ pub fn run(args: Args) -> Result<()> {
         let mut stop = std::pin::pin!(signals()?);
         match args.connect {
             Some(addr) => {
-                let mut app = App::remote(addr.to_string(), args.rule, args.turn_time);
+                let mut app = App::remote(addr.to_string(), Rule::from(args.rule), args.turn_time);
                 play_remote(&mut screen.terminal, &mut app, events, &mut stop).await?;
                 Ok(Vec::new())
             }
             None => {
                 let settings = LocalSettings {
-                    rule: args.rule,
+                    rule: Rule::from(args.rule),
                     first_color: match args.color {
                         ColorChoice::Black => Color::Black,
                         ColorChoice::White => Color::White,

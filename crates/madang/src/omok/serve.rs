@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::parse_duration;
+use crate::cli::{RuleArg, parse_duration};
 use anyhow::{Context, Result};
 use omok_net::server::{Referee, RefereeConfig, default_max_connections};
 use renju::Rule;
@@ -15,12 +15,12 @@ use tokio::signal::unix::{SignalKind, signal};
 #[derive(clap::Args)]
 pub struct Args {
     /// Address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = "127.0.0.1:9000")]
+    #[arg(long, default_value = "127.0.0.1:9000", value_parser = crate::omok::addr::listen_addr)]
     addr: SocketAddr,
     /// Rule set: renju (official RIF), renju-simplified (the document's),
     /// freestyle or standard.
-    #[arg(long, default_value = "renju")]
-    rule: Rule,
+    #[arg(long, value_enum, default_value_t)]
+    rule: RuleArg,
     /// Time for each move, like 15s, 500ms or 1.5s.
     #[arg(long, default_value = "15s", value_parser = parse_duration)]
     turn_time: Duration,
@@ -49,7 +49,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     crate::logging::init("info");
     let config = RefereeConfig {
-        rule: args.rule,
+        rule: Rule::from(args.rule),
         turn_time: args.turn_time,
         tables: args.tables as usize,
         games: args.games,
