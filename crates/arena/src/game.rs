@@ -575,6 +575,7 @@ impl Runner<'_> {
                     EndReason::Shutdown
                     | EndReason::Resigned
                     | EndReason::Agreed
+                    | EndReason::Abandoned
                     | EndReason::Adjudicated
                     | EndReason::Unknown => Termination::AdjudicatedDraw,
                 };

@@ -6,7 +6,7 @@
 use std::process::Output;
 
 use renju::{Game, GameResult, Point, Rule};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::process::Command;
 
@@ -252,13 +252,13 @@ async fn a_seated_bot_says_it_waits_for_an_opponent() {
     let (mut child, mut s) = bot_accepted(&[]).await;
     s.write_all(&[0, 0, 1]).await.unwrap();
     assert_eq!(read_frame(&mut s).await, [1, 0, 1]);
-    let mut err = child.stderr.take().unwrap();
-    let mut line = vec![0; 200];
-    let n = tokio::time::timeout(std::time::Duration::from_secs(30), err.read(&mut line))
+    // Standard error is unbuffered: the line may come in several writes.
+    let mut err = tokio::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    tokio::time::timeout(std::time::Duration::from_secs(30), err.read_line(&mut line))
         .await
         .expect("the bot says it waits")
         .unwrap();
-    let line = String::from_utf8_lossy(&line[..n]);
     assert!(
         line.contains("seated as black") && line.contains("waiting for an opponent"),
         "{line}"

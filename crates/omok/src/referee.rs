@@ -75,6 +75,8 @@ pub enum EndReason {
     Resigned,
     /// Both players agreed to a draw (people; never on the 3-byte wire).
     Agreed,
+    /// A person left the room and did not come back within the grace.
+    Abandoned,
     /// A manager's verdicts on engines, never a referee's: an illegal move
     /// (off the board, on a stone, out of turn) without more detail.
     Illegal,
@@ -110,6 +112,7 @@ impl EndReason {
             EndReason::Shutdown => "shutdown",
             EndReason::Resigned => "resignation",
             EndReason::Agreed => "agreed",
+            EndReason::Abandoned => "abandoned",
             EndReason::Illegal => "illegal",
             EndReason::Crash => "crash",
             EndReason::Stall => "stall",
@@ -121,7 +124,7 @@ impl EndReason {
     }
 
     /// Every reason but `Forbidden`, which carries its kind.
-    pub(crate) const PLAIN: [EndReason; 19] = [
+    pub(crate) const PLAIN: [EndReason; 20] = [
         EndReason::Five,
         EndReason::Timeout,
         EndReason::OffBoard,
@@ -134,6 +137,7 @@ impl EndReason {
         EndReason::Shutdown,
         EndReason::Resigned,
         EndReason::Agreed,
+        EndReason::Abandoned,
         EndReason::Illegal,
         EndReason::Crash,
         EndReason::Stall,

@@ -1106,7 +1106,7 @@ impl Room {
                         )
                     }) =>
                 {
-                    EndReason::Disconnected
+                    EndReason::Abandoned
                 }
                 other => other,
             };
