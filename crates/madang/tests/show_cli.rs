@@ -47,6 +47,42 @@ fn piped_show_prints_the_board_at_a_move() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Another program's file with setup stones (two black, one white: white
+/// moves first), and a PSQ file.
+#[test]
+fn piped_show_draws_setup_stones_and_reads_psq() {
+    let dir = std::env::temp_dir().join(format!("madang-show-setup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sgf = dir.join("setup.sgf");
+    std::fs::write(
+        &sgf,
+        "(;FF[4]GM[4]SZ[15]AB[hh][ih]AW[hg]C[from elsewhere];W[ig];B[jh])",
+    )
+    .unwrap();
+    let out = madang(&["omok", "show", sgf.to_str().unwrap(), "--move", "0"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(shown.contains("move 0 of 2\n"), "{shown}");
+    assert!(shown.contains(" 9 . . . . . . . O . . ."), "{shown}");
+    assert!(shown.contains(" 8 . . . . . . . X X . ."), "{shown}");
+    let out = madang(&["omok", "show", sgf.to_str().unwrap()]);
+    let shown = text(&out.stdout);
+    assert!(shown.contains("move 2 of 2, last j8 (black)"), "{shown}");
+    assert!(shown.contains(" 9 . . . . . . . O O . ."), "{shown}");
+    assert!(shown.contains(" 8 . . . . . . . X X X ."), "{shown}");
+
+    let psq = dir.join("game.psq");
+    std::fs::write(&psq, "Piskvorky 15x15, 11:11, 0\n8,8,100\n9,8,200\n-1\n").unwrap();
+    let out = madang(&["omok", "show", psq.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("move 2 of 2"),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_missing_file_is_named_once() {
     let out = madang(&["omok", "show", "/nonexistent/game.sgf"]);
