@@ -66,20 +66,7 @@ fn serve_one_game_record_it_and_show_it() {
         Stdio::piped(),
     );
 
-    let connect = || {
-        let s = TcpStream::connect(&addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        s
-    };
-    let (mut black, mut white) = (connect(), connect());
-    send(&mut black, [0, 0, 0]);
-    assert_eq!(recv(&mut black), [0, 0, 1]);
-    send(&mut white, [0, 0, 0]);
-    assert_eq!(recv(&mut white), [0, 1, 1]);
-    send(&mut black, [1, 0, 1]);
-    send(&mut white, [1, 0, 1]);
-    assert_eq!(recv(&mut black), [2, 0, 0]);
-    assert_eq!(recv(&mut white), [2, 1, 0]);
+    let (mut black, mut white) = seated(&addr);
     // Black h8, then white plays off the board and loses.
     send(&mut black, [3, 0, 0x77]);
     assert_eq!(recv(&mut black), [2, 1, 0x77]);
@@ -190,9 +177,9 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Two players seated, ready and past the start, with black's h8 and
-/// white's a1 played.
-fn pair(addr: &str) -> (TcpStream, TcpStream) {
+/// Two players connected, seated, ready and past the start (black to
+/// move).
+fn seated(addr: &str) -> (TcpStream, TcpStream) {
     let connect = || {
         let s = TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -208,6 +195,13 @@ fn pair(addr: &str) -> (TcpStream, TcpStream) {
     send(&mut white, [1, 0, 1]);
     assert_eq!(recv(&mut black), [2, 0, 0]);
     assert_eq!(recv(&mut white), [2, 1, 0]);
+    (black, white)
+}
+
+/// Two players seated, ready and past the start, with black's h8 and
+/// white's a1 played.
+fn pair(addr: &str) -> (TcpStream, TcpStream) {
+    let (mut black, mut white) = seated(addr);
     send(&mut black, [3, 0, p("h8")]);
     assert_eq!(recv(&mut black), [2, 1, p("h8")]);
     assert_eq!(recv(&mut white), [2, 0, p("h8")]);
