@@ -1,0 +1,172 @@
+//! Helpers of the real-browser tests: chromedriver, browser sessions,
+//! screenshots, waiting for the page, and a server on loopback.
+//!
+//! Each test file compiles this module on its own and uses part of it.
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener as StdListener};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+use server::{Config, Server};
+use tokio::net::TcpStream;
+
+/// A running chromedriver and the browser profiles it made.
+pub struct Driver {
+    child: Child,
+    url: String,
+    profiles: Vec<PathBuf>,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for p in &self.profiles {
+            let _ = std::fs::remove_dir_all(p);
+        }
+    }
+}
+
+pub fn find_chromedriver() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CHROMEDRIVER") {
+        return Some(PathBuf::from(p));
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("chromedriver"))
+            .find(|p| p.is_file())
+    })
+}
+
+pub async fn start_driver() -> Option<Driver> {
+    let Some(path) = find_chromedriver() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromedriver not found, and CI is set: the browser tests must run (install chromium and chromium-driver)"
+        );
+        eprintln!("SKIPPED: browser tests need chromedriver (Debian: chromium chromium-driver)");
+        return None;
+    };
+    let port = StdListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(path)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    // Ready when it accepts connections.
+    for _ in 0..200 {
+        if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Some(Driver {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+        profiles: Vec::new(),
+    })
+}
+
+pub async fn browser(driver: &mut Driver, width: u32, height: u32) -> Client {
+    let profile =
+        std::env::temp_dir().join(format!("madang-chromium-{}", server::rooms::random_id()));
+    driver.profiles.push(profile.clone());
+    let args = [
+        "--headless".to_owned(),
+        "--no-sandbox".to_owned(),
+        "--disable-gpu".to_owned(),
+        "--disable-quic".to_owned(),
+        "--no-first-run".to_owned(),
+        "--disable-background-networking".to_owned(),
+        "--disable-component-update".to_owned(),
+        "--disable-sync".to_owned(),
+        "--disable-dev-shm-usage".to_owned(),
+        format!("--window-size={width},{height}"),
+        format!("--user-data-dir={}", profile.display()),
+    ];
+    let mut caps = serde_json::Map::new();
+    caps.insert("goog:chromeOptions".into(), json!({ "args": args }));
+    ClientBuilder::native()
+        .capabilities(caps)
+        .connect(&driver.url)
+        .await
+        .expect("a browser session")
+}
+
+pub fn screenshots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+pub async fn shot(c: &Client, name: &str) {
+    let png = c.screenshot().await.unwrap();
+    std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+}
+
+pub async fn wait_css(c: &Client, css: &str) -> fantoccini::elements::Element {
+    c.wait()
+        .at_most(Duration::from_secs(15))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("waiting for {css}: {e}"))
+}
+
+/// Clicks the element, finding it again if the page redrew it meanwhile.
+pub async fn click_css(c: &Client, css: &str) {
+    for _ in 0..100 {
+        if let Ok(e) = c.find(Locator::Css(css)).await
+            && e.click().await.is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("could not click {css}");
+}
+
+pub async fn wait_text(c: &Client, css: &str, want: &str) {
+    for _ in 0..300 {
+        if let Ok(e) = c.find(Locator::Css(css)).await
+            && let Ok(t) = e.text().await
+            && t.contains(want)
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{css} never showed {want:?}");
+}
+
+pub async fn enter_name(c: &Client, url: &str, name: &str) {
+    c.goto(url).await.unwrap();
+    let input = wait_css(c, "#name-input").await;
+    input.send_keys(name).await.unwrap();
+    click_css(c, "#name-save").await;
+}
+
+pub async fn start_server() -> (String, SocketAddr) {
+    let database = std::env::temp_dir().join(format!(
+        "madang-web-browser-{}.db",
+        server::rooms::random_id()
+    ));
+    let server = Server::bind(Config {
+        database: database.display().to_string(),
+        ..Config::default()
+    })
+    .await
+    .unwrap();
+    let http = format!("http://{}", server.http_addr().unwrap());
+    let referee = server.referee_addr();
+    tokio::spawn(server.run(std::future::pending()));
+    (http, referee)
+}
