@@ -28,6 +28,8 @@ use renju::Rule;
 use tokio::net::TcpListener;
 use tower_http::set_header::SetResponseHeaderLayer;
 
+pub mod bingo_room;
+mod bingo_task;
 pub mod engines;
 pub mod proto;
 pub mod records;
@@ -196,6 +198,7 @@ fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/", get(page))
         .route("/r/{id}", get(page))
+        .route("/b/{id}", get(page))
         .route("/games", get(page))
         .route("/games/{id}", get(game_page_or_file))
         .route("/api/games", get(recent_games))
@@ -307,8 +310,15 @@ async fn game_page_or_file(
     let Some((stem, ext)) = id.rsplit_once('.') else {
         return page(headers).await;
     };
-    let Some(record) = shared.rooms.records().get(stem).await else {
-        return (StatusCode::NOT_FOUND, "no such game\n").into_response();
+    let record = match shared.rooms.records().get(stem).await {
+        Some(store::Record::Omok(record)) => record,
+        Some(store::Record::Bingo(record)) if ext == "json" => {
+            return records::bingo_json(stem, &record);
+        }
+        Some(store::Record::Bingo(_)) => {
+            return (StatusCode::NOT_FOUND, "a bingo game has only .json\n").into_response();
+        }
+        None => return (StatusCode::NOT_FOUND, "no such game\n").into_response(),
     };
     let (body, mime) = match ext {
         "sgf" => (record.to_sgf(), "application/x-go-sgf"),
@@ -335,6 +345,7 @@ async fn asset(Path(file): Path<String>) -> Response {
     let (body, mime) = match file.as_str() {
         "app.js" => (include_str!("../web/app.js"), "text/javascript"),
         "board.js" => (include_str!("../web/board.js"), "text/javascript"),
+        "bingo.js" => (include_str!("../web/bingo.js"), "text/javascript"),
         "style.css" => (include_str!("../web/style.css"), "text/css"),
         _ => return (StatusCode::NOT_FOUND, "no such file\n").into_response(),
     };

@@ -39,7 +39,7 @@ pub enum ClientMsg {
     /// Receive the list of rooms now and whenever it changes.
     Lobby,
     /// Create a room; the reply is `created`, then `join` it.
-    Create(CreateRoom),
+    Create(Create),
     /// Enter a room, to play if a seat is free (or already yours), else to
     /// watch.
     Join {
@@ -86,6 +86,20 @@ pub enum ClientMsg {
     Analyse,
     /// Keep-alive; answered with `pong`.
     Ping,
+    /// Bingo: have the server fill my card at random (and be ready).
+    Shuffle,
+    /// Bingo: this is my card, row by row (and I am ready).
+    Card {
+        /// The n² numbers 1..=n², each once.
+        numbers: Vec<u16>,
+    },
+    /// Bingo: call this number (on my turn).
+    Call {
+        /// The number.
+        number: u16,
+    },
+    /// Bingo: give up this game for good.
+    Quit,
 }
 
 fn yes() -> bool {
@@ -120,12 +134,20 @@ pub enum ColorChoice {
     Random,
 }
 
-/// The settings of a new room.
+/// A `create` message: its `game` field decides the other settings.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "game", rename_all = "snake_case")]
+pub enum Create {
+    /// An Omok room for two.
+    Omok(CreateRoom),
+    /// A bingo room for 2 to 8.
+    Bingo(crate::bingo_room::CreateBingo),
+}
+
+/// The settings of a new Omok room.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRoom {
-    /// Only `omok` for now.
-    pub game: String,
     /// Who plays the creator.
     pub opponent: Opponent,
     /// The engine's name, when the opponent is an engine.
@@ -252,7 +274,9 @@ mod tests {
                 "clock":{"kind":"per_game","base_ms":600000,"increment_ms":5000}}"#,
         )
         .unwrap();
-        let ClientMsg::Create(c) = m else { panic!() };
+        let ClientMsg::Create(Create::Omok(c)) = m else {
+            panic!()
+        };
         assert_eq!(c.opponent, Opponent::Engine);
         assert_eq!(
             c.clock,

@@ -2,9 +2,11 @@
 //! PostgreSQL by URL) before anyone is told the result, and read back for
 //! the replay pages and the list of recent games.
 
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use omok::records::{GameRecord, MoveRecord};
 use omok::room::Finished;
-use store::{GameKind, GameSummary, RecentFilter, Record, Store};
+use store::{BingoGameRecord, GameKind, GameSummary, RecentFilter, Record, Store};
 
 /// The record sink and reader.
 pub struct Records {
@@ -25,13 +27,15 @@ impl Records {
         self.store.save_omok(record).await
     }
 
-    /// The Omok game with this id, if there is one.
-    pub async fn get(&self, id: &str) -> Option<GameRecord> {
+    /// Writes a bingo game; returns its id once it is durable.
+    pub async fn save_bingo(&self, record: &BingoGameRecord) -> store::Result<String> {
+        self.store.save_bingo(record).await
+    }
+
+    /// The game (Omok or bingo) with this id, if there is one.
+    pub async fn get(&self, id: &str) -> Option<Record> {
         match self.store.game(id).await {
-            Ok(Some(stored)) => match stored.record {
-                Record::Omok(record) => Some(record),
-                Record::Bingo(_) => None,
-            },
+            Ok(Some(stored)) => Some(stored.record),
             Ok(None) => None,
             Err(e) => {
                 tracing::warn!(game = id, "reading a record failed: {e}");
@@ -79,4 +83,23 @@ pub fn record(id: String, finished: &Finished, started_unix_ms: u64) -> GameReco
         winner: finished.winner,
         reason: finished.reason,
     }
+}
+
+/// A bingo record as `/games/ID.json`: the stored record, with `game:
+/// "bingo"` so that a reader knows which kind it holds.
+pub fn bingo_json(id: &str, record: &BingoGameRecord) -> Response {
+    let mut value = serde_json::to_value(record).unwrap_or_default();
+    value["game"] = "bingo".into();
+    value["id"] = id.into();
+    (
+        [
+            (header::CONTENT_TYPE, "application/json".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"{id}.json\""),
+            ),
+        ],
+        value.to_string(),
+    )
+        .into_response()
 }

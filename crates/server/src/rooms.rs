@@ -19,7 +19,7 @@ use crate::proto::{self, ErrorCode};
 use crate::records::{self, Records};
 
 /// Commands a room task takes, bounded per room.
-const ROOM_QUEUE: usize = 512;
+pub(crate) const ROOM_QUEUE: usize = 512;
 
 /// What a connection receives; bounded per connection.
 pub const CLIENT_QUEUE: usize = 256;
@@ -61,6 +61,13 @@ pub enum RoomCmd {
         /// The connection.
         from: ClientId,
     },
+    /// A bingo action (refused by Omok rooms).
+    Bingo {
+        /// The connection.
+        from: ClientId,
+        /// What it asks.
+        action: crate::bingo_room::Action,
+    },
 }
 
 /// What the lobby shows of a room.
@@ -90,9 +97,43 @@ pub struct RoomInfo {
     created: u64,
 }
 
+/// What the lobby shows of a room of either game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Listing {
+    /// An Omok room.
+    Omok(RoomInfo),
+    /// A bingo room.
+    Bingo(crate::bingo_room::BingoInfo),
+}
+
+impl Listing {
+    fn private(&self) -> bool {
+        match self {
+            Listing::Omok(i) => i.private,
+            Listing::Bingo(i) => i.private,
+        }
+    }
+
+    fn created(&self) -> u64 {
+        match self {
+            Listing::Omok(i) => i.created,
+            Listing::Bingo(i) => i.created,
+        }
+    }
+
+    fn with_created(mut self, created: u64) -> Listing {
+        match &mut self {
+            Listing::Omok(i) => i.created = created,
+            Listing::Bingo(i) => i.created = created,
+        }
+        self
+    }
+}
+
 struct Entry {
     tx: mpsc::Sender<RoomCmd>,
-    info: RoomInfo,
+    info: Listing,
 }
 
 /// Every room, by id.
@@ -138,14 +179,14 @@ impl Registry {
     }
 
     /// The public rooms, oldest first.
-    pub fn lobby(&self) -> Vec<RoomInfo> {
+    pub fn lobby(&self) -> Vec<Listing> {
         let rooms = self.lock();
-        let mut list: Vec<RoomInfo> = rooms
+        let mut list: Vec<Listing> = rooms
             .values()
-            .filter(|e| !e.info.private)
+            .filter(|e| !e.info.private())
             .map(|e| e.info.clone())
             .collect();
-        list.sort_by_key(|i| i.created);
+        list.sort_by_key(Listing::created);
         list
     }
 
@@ -161,9 +202,11 @@ impl Registry {
         let mut rooms = self.lock();
         let entry = rooms
             .values_mut()
-            .filter(|e| e.info.waiting_for_program)
-            .min_by_key(|e| e.info.created)?;
-        entry.info.waiting_for_program = false;
+            .filter(|e| matches!(&e.info, Listing::Omok(i) if i.waiting_for_program))
+            .min_by_key(|e| e.info.created())?;
+        if let Listing::Omok(i) = &mut entry.info {
+            i.waiting_for_program = false;
+        }
         Some(entry.tx.clone())
     }
 
@@ -192,21 +235,7 @@ impl Registry {
             referee,
             0,
         );
-        {
-            let mut rooms = self.lock();
-            if rooms.len() >= self.max_rooms {
-                return Err(TooManyRooms);
-            }
-            let created = self.created.fetch_add(1, Ordering::Relaxed);
-            rooms.insert(
-                id.clone(),
-                Entry {
-                    tx: tx.clone(),
-                    info: RoomInfo { created, ..info },
-                },
-            );
-        }
-        self.lobby.send_modify(|v| *v += 1);
+        self.insert(&id, tx.clone(), Listing::Omok(info))?;
         let task = RoomTask {
             id: id.clone(),
             room,
@@ -223,24 +252,37 @@ impl Registry {
         Ok((id, tx))
     }
 
-    fn update(&self, id: &str, new: RoomInfo) {
+    /// Lists a new room, unless the server has as many rooms as it allows.
+    pub(crate) fn insert(
+        &self,
+        id: &str,
+        tx: mpsc::Sender<RoomCmd>,
+        info: Listing,
+    ) -> Result<(), TooManyRooms> {
+        {
+            let mut rooms = self.lock();
+            if rooms.len() >= self.max_rooms {
+                return Err(TooManyRooms);
+            }
+            let created = self.created.fetch_add(1, Ordering::Relaxed);
+            let info = info.with_created(created);
+            rooms.insert(id.to_owned(), Entry { tx, info });
+        }
+        self.lobby.send_modify(|v| *v += 1);
+        Ok(())
+    }
+
+    pub(crate) fn update(&self, id: &str, new: Listing) {
         let changed = {
             let mut rooms = self.lock();
             match rooms.get_mut(id) {
-                Some(e)
-                    if e.info
-                        != RoomInfo {
-                            created: e.info.created,
-                            ..new.clone()
-                        } =>
-                {
-                    e.info = RoomInfo {
-                        created: e.info.created,
-                        ..new
-                    };
-                    !e.info.private
+                Some(e) => {
+                    let new = new.with_created(e.info.created());
+                    let changed = e.info != new;
+                    e.info = new;
+                    changed && !e.info.private()
                 }
-                _ => false,
+                None => false,
             }
         };
         if changed {
@@ -248,7 +290,7 @@ impl Registry {
         }
     }
 
-    fn remove(&self, id: &str) {
+    pub(crate) fn remove(&self, id: &str) {
         self.lock().remove(id);
         self.lobby.send_modify(|v| *v += 1);
     }
@@ -263,7 +305,7 @@ pub fn random_id() -> String {
         .collect()
 }
 
-fn unix_ms() -> u64 {
+pub(crate) fn unix_ms() -> u64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
@@ -368,6 +410,10 @@ impl RoomTask {
                     let _ = sink.try_send(Outgoing::Text(text.to_string().into()));
                 });
             }
+            RoomCmd::Bingo { from, .. } => {
+                let refusal = proto::error(ErrorCode::BadMessage.name(), "this is an Omok room");
+                self.send(from, Outgoing::Text(refusal.into()));
+            }
         }
     }
 
@@ -444,7 +490,7 @@ impl RoomTask {
                 self.referee,
                 0,
             );
-            self.registry.update(&self.id, info);
+            self.registry.update(&self.id, Listing::Omok(info));
             let mut value = serde_json::to_value(&*snapshot).unwrap_or_default();
             value["type"] = "state".into();
             value["room"] = self.id.clone().into();
@@ -472,7 +518,7 @@ impl RoomTask {
     }
 }
 
-async fn sleep_until(deadline: Option<Instant>) {
+pub(crate) async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,

@@ -14,10 +14,11 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::Shared;
+use crate::bingo_room::{Action, CreateBingo};
 use crate::engines::{BUILT_IN, MAX_LEVEL};
 use crate::proto::{
-    self, ClientMsg, ColorChoice, CreateRoom, ErrorCode, MAX_CHAT_CHARS, MAX_NAME_CHARS, Opponent,
-    VERSION,
+    self, ClientMsg, ColorChoice, Create, CreateRoom, ErrorCode, MAX_CHAT_CHARS, MAX_NAME_CHARS,
+    Opponent, VERSION,
 };
 use crate::rooms::{CLIENT_QUEUE, Outgoing, RoomCmd, Sink};
 
@@ -164,7 +165,8 @@ impl Conn {
                 self.lobby = Some(self.shared.rooms.lobby_changes());
                 Some(self.shared.lobby_json())
             }
-            ClientMsg::Create(c) => self.create(c),
+            ClientMsg::Create(Create::Omok(c)) => self.create(c),
+            ClientMsg::Create(Create::Bingo(c)) => self.create_bingo(c),
             ClientMsg::Join { room, play } => self.join(&room, name, token, play).await,
             ClientMsg::Leave => {
                 self.forward(Input::Leave)?;
@@ -208,6 +210,10 @@ impl Conn {
                 }
                 None
             }
+            ClientMsg::Shuffle => self.bingo(Action::Shuffle),
+            ClientMsg::Card { numbers } => self.bingo(Action::Card(numbers)),
+            ClientMsg::Call { number } => self.bingo(Action::Call(number)),
+            ClientMsg::Quit => self.bingo(Action::Quit),
         }
     }
 
@@ -261,9 +267,6 @@ impl Conn {
     }
 
     fn create(&mut self, c: CreateRoom) -> Option<String> {
-        if c.game != "omok" {
-            return err(ErrorCode::BadSetting, "game is omok");
-        }
         let rule = match c.rule.as_deref().map(str::parse::<Rule>) {
             None => Rule::Renju,
             Some(Ok(r)) => r,
@@ -321,6 +324,17 @@ impl Conn {
         }
     }
 
+    fn create_bingo(&mut self, c: CreateBingo) -> Option<String> {
+        let settings = match c.settings(self.shared.config.grace) {
+            Ok(settings) => settings,
+            Err(why) => return err(ErrorCode::BadSetting, &why),
+        };
+        match crate::bingo_task::open(&self.shared.rooms, settings, c.private) {
+            Ok(id) => Some(serde_json::json!({"type": "created", "room": id}).to_string()),
+            Err(_) => Some(crate::rooms::too_many_rooms()),
+        }
+    }
+
     async fn join(
         &mut self,
         room: &str,
@@ -355,13 +369,24 @@ impl Conn {
     }
 
     fn forward(&mut self, input: Input) -> Option<String> {
+        self.send_room(RoomCmd::Input {
+            from: self.id,
+            input,
+        })
+    }
+
+    fn bingo(&mut self, action: Action) -> Option<String> {
+        self.send_room(RoomCmd::Bingo {
+            from: self.id,
+            action,
+        })
+    }
+
+    fn send_room(&mut self, cmd: RoomCmd) -> Option<String> {
         let Some(room) = &self.room else {
             return err(ErrorCode::NotInRoom, "join a room first");
         };
-        match room.try_send(RoomCmd::Input {
-            from: self.id,
-            input,
-        }) {
+        match room.try_send(cmd) {
             Ok(()) => None,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 err(ErrorCode::Busy, "the room is busy; try again")
