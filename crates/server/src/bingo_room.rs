@@ -703,3 +703,114 @@ fn refusal_code(why: &Refusal) -> &'static str {
         Refusal::Forfeited => "forfeited",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GRACE: Duration = Duration::from_secs(60);
+
+    fn room(players: usize, call_limit: Option<Duration>, now: Instant) -> BingoRoom {
+        let settings = BingoSettings {
+            size: 3,
+            lines: 1,
+            players,
+            first: 0,
+            call_limit,
+            grace: GRACE,
+        };
+        BingoRoom::new(settings, now)
+    }
+
+    fn join(room: &mut BingoRoom, from: ClientId, token: &str, now: Instant) {
+        let input = Input::Join {
+            name: token.to_owned(),
+            token: token.to_owned(),
+            play: true,
+        };
+        room.handle(from, input, now);
+    }
+
+    fn drain(room: &mut BingoRoom) -> Vec<Output> {
+        std::iter::from_fn(|| room.poll_output()).collect()
+    }
+
+    /// Two seated players with cards: the calls have begun.
+    fn playing(call_limit: Option<Duration>, now: Instant) -> BingoRoom {
+        let mut r = room(2, call_limit, now);
+        join(&mut r, 1, "ann", now);
+        join(&mut r, 2, "bob", now);
+        r.handle(1, Input::Act(Action::Shuffle), now);
+        r.handle(2, Input::Act(Action::Shuffle), now);
+        assert_eq!(r.status(), "playing");
+        drain(&mut r);
+        r
+    }
+
+    #[test]
+    fn a_waiting_seat_is_freed_after_the_grace() {
+        let t0 = Instant::now();
+        let mut r = room(3, None, t0);
+        join(&mut r, 1, "ann", t0);
+        r.handle(1, Input::Act(Action::Shuffle), t0);
+        r.handle(1, Input::Leave, t0);
+        join(&mut r, 2, "bob", t0);
+        assert_eq!(r.poll_timeout(), Some(t0 + GRACE));
+        r.handle_timeout(t0 + GRACE - Duration::from_millis(1));
+        assert_eq!(r.state(None, t0)["seats"][0]["name"], "ann");
+        r.handle_timeout(t0 + GRACE);
+        let st = r.state(None, t0 + GRACE);
+        assert_eq!(st["seats"][0], Value::Null);
+        // The freed seat is the next newcomer's, without Ann's card.
+        join(&mut r, 3, "cat", t0 + GRACE);
+        assert_eq!(r.state(Some(0), t0 + GRACE)["card"], Value::Null);
+        assert!(drain(&mut r).contains(&Output::You {
+            to: 3,
+            seat: Some(0)
+        }));
+    }
+
+    #[test]
+    fn a_player_away_past_the_grace_forfeits_and_the_game_is_recorded() {
+        let t0 = Instant::now();
+        let mut r = playing(None, t0);
+        r.handle(1, Input::Leave, t0);
+        assert_eq!(r.poll_timeout(), Some(t0 + GRACE));
+        r.handle_timeout(t0 + GRACE);
+        let outputs = drain(&mut r);
+        assert!(outputs.contains(&Output::Finished));
+        let record = r.record(0).expect("over");
+        assert_eq!(record.reason, "forfeit");
+        assert_eq!(record.players[1].rank, 1);
+        assert_eq!(record.players[0].rank, 2);
+        let st = r.state(Some(1), t0 + GRACE);
+        assert_eq!(st["status"], "over");
+        assert_eq!(st["seats"][0]["gone"], true);
+        // Bob leaves too: nothing is pending, the room closes.
+        r.handle(2, Input::Leave, t0 + GRACE);
+        assert!(drain(&mut r).contains(&Output::Closed));
+    }
+
+    #[test]
+    fn a_late_caller_has_a_number_called_for_them() {
+        let t0 = Instant::now();
+        let limit = Duration::from_secs(10);
+        let mut r = playing(Some(limit), t0);
+        assert_eq!(r.state(Some(0), t0)["turn_ms"], 10_000);
+        assert_eq!(r.poll_timeout(), Some(t0 + limit));
+        r.handle_timeout(t0 + limit);
+        let st = r.state(Some(1), t0 + limit);
+        assert_eq!(st["calls"].as_array().unwrap().len(), 1);
+        assert_eq!(st["calls"][0]["seat"], 0);
+        assert_eq!(st["turn"], 1);
+    }
+
+    #[test]
+    fn an_empty_room_closes_after_the_grace() {
+        let t0 = Instant::now();
+        let mut r = room(2, None, t0);
+        assert_eq!(r.poll_timeout(), Some(t0 + GRACE));
+        r.handle_timeout(t0 + GRACE);
+        assert_eq!(drain(&mut r), [Output::Closed]);
+    }
+}

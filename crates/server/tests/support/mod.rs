@@ -4,6 +4,8 @@
 //! Each test file compiles this module on its own and uses part of it.
 #![allow(dead_code)]
 
+pub mod ws;
+
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -11,7 +13,7 @@ use std::time::Duration;
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
-use server::{Config, Server};
+use server::Config;
 use tokio::net::TcpStream;
 
 /// A running chromedriver and the browser profiles it made.
@@ -155,18 +157,6 @@ pub async fn enter_name(c: &Client, url: &str, name: &str) {
 }
 
 pub async fn start_server() -> (String, SocketAddr) {
-    let database = std::env::temp_dir().join(format!(
-        "madang-web-browser-{}.db",
-        server::rooms::random_id()
-    ));
-    let server = Server::bind(Config {
-        database: database.display().to_string(),
-        ..Config::default()
-    })
-    .await
-    .unwrap();
-    let http = format!("http://{}", server.http_addr().unwrap());
-    let referee = server.referee_addr();
-    tokio::spawn(server.run(std::future::pending()));
-    (http, referee)
+    let running = ws::start(Config::default()).await;
+    (format!("http://{}", running.http), running.referee)
 }
