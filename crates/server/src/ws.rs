@@ -330,7 +330,9 @@ impl Conn {
             Err(why) => return err(ErrorCode::BadSetting, &why),
         };
         match crate::bingo_task::open(&self.shared.rooms, settings, c.private) {
-            Ok(id) => Some(serde_json::json!({"type": "created", "room": id}).to_string()),
+            Ok(id) => Some(
+                serde_json::json!({"type": "created", "room": id, "game": "bingo"}).to_string(),
+            ),
             Err(_) => Some(crate::rooms::too_many_rooms()),
         }
     }

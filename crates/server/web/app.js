@@ -3,6 +3,7 @@
 // the server sends; every text from others is set as text, never markup.
 
 import { createBoard, drawBoard } from "/assets/board.js";
+import { bingoCreatePanel, bingoReplay, bingoRoomPage, bingoRow } from "/assets/bingo.js";
 
 const main = document.getElementById("main");
 const PROTOCOL_VERSION = 1;
@@ -90,6 +91,9 @@ function showProblem(text) {
   main.replaceChildren(h("div", { class: "panel" }, h("h2", {}, "Sorry"), h("p", { id: "problem" }, text)));
 }
 
+// What bingo.js shares of this page.
+const bingoCtx = { h, conn, toast, showProblem, main };
+
 // ---- lobby ---------------------------------------------------------------------
 
 function clockText(tc) {
@@ -139,13 +143,14 @@ function lobbyPage() {
       h("div", { class: "row" }, color, rule, clock),
       h("div", { class: "row" }, h("label", {}, priv, " private (only by link)")),
       h("div", { class: "row" }, h("button", { id: "create", class: "primary", onclick: create }, "Create room"))),
+    bingoCreatePanel(bingoCtx),
     h("div", { class: "panel" }, h("h2", {}, "Rooms"),
       h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", {}, "Black / White"), h("th", {}, "Game"), h("th", {}, "State"), h("th", {}, ""))), list)),
     h("div", { class: "panel" }, h("h2", {}, "Programs"),
       h("p", {}, "Bots written to the 3-byte Omok protocol connect to ", h("code", { id: "referee-addr" }, w.referee.addr),
         ` (rule ${w.referee.rule}, ${w.referee.turn_time_ms / 1000} s per move). Each one waits in a room listed above; take the other seat from here, or let two bots play and watch.`)));
   const off = conn.on((msg) => {
-    if (msg.type === "created") { off(); location.assign(`/r/${msg.room}`); }
+    if (msg.type === "created") { off(); location.assign(`/${msg.game === "bingo" ? "b" : "r"}/${msg.room}`); }
     if (msg.type === "lobby") renderRooms(list, msg.rooms);
   });
   conn.send({ type: "lobby" });
@@ -154,6 +159,7 @@ function lobbyPage() {
 function renderRooms(list, rooms) {
   if (!rooms.length) { list.replaceChildren(h("tr", {}, h("td", { colspan: 4, class: "muted" }, "No rooms yet: create one."))); return; }
   list.replaceChildren(...rooms.map((r) => {
+    if (r.game === "bingo") return bingoRow(bingoCtx, r);
     const black = r.seats.find((s) => s && s.color === "black");
     const white = r.seats.find((s) => s && s.color === "white");
     const free = r.seats.some((s) => !s);
@@ -313,6 +319,7 @@ async function replayPage(id) {
   const res = await fetch(`/games/${encodeURIComponent(id)}.json`);
   if (!res.ok) { showProblem("No such game."); return; }
   const g = await res.json();
+  if (g.game === "bingo") { bingoReplay(bingoCtx, id, g); return; }
   const moves = g.moves.map((m) => m.point);
   let at = moves.length;
   const boardBox = h("div", { class: "board-wrap", id: "board" });
@@ -345,12 +352,14 @@ function start() {
   showMe();
   const path = location.pathname;
   const room = path.match(/^\/r\/([a-z0-9]+)$/);
+  const bingoRoom = path.match(/^\/b\/([a-z0-9]+)$/);
   const game = path.match(/^\/games\/([^/]+)$/);
   if (path === "/games") { gamesPage(); return; }
   if (game) { replayPage(decodeURIComponent(game[1])); return; }
   let rejoin = null;
   conn.connect(() => {
     if (room) { rejoin = rejoin || roomPage(room[1]); rejoin(); }
+    else if (bingoRoom) { rejoin = rejoin || bingoRoomPage(bingoCtx, bingoRoom[1]); rejoin(); }
     else lobbyPage();
   });
 }

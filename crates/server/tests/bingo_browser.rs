@@ -1,0 +1,146 @@
+//! A bingo room in real browsers: headless Chromium driven over WebDriver,
+//! like `browser.rs` (same needs; screenshots in
+//! `target/browser-screenshots/bingo-*.png`).
+
+mod support;
+
+use fantoccini::{Client, Locator};
+use serde_json::json;
+use support::{
+    browser, click_css, enter_name, shot, start_driver, start_server, wait_css, wait_text,
+};
+
+/// Places 1, 2, ... on the card by clicking, in turn, the cell where each
+/// number goes.
+async fn place(c: &Client, card: &[u16]) {
+    for k in 1..=card.len() {
+        let cell = card.iter().position(|&x| usize::from(x) == k).unwrap();
+        click_css(c, &format!("#bingo-card [data-cell=\"{cell}\"]")).await;
+        wait_css(
+            c,
+            &format!("#bingo-card [data-cell=\"{cell}\"][data-number=\"{k}\"]"),
+        )
+        .await;
+    }
+}
+
+async fn select(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_browsers_play_bingo_to_a_ranked_result() {
+    let Some(mut driver) = start_driver().await else {
+        return;
+    };
+    let (http, _) = start_server().await;
+    let evil = "<img src=x onerror=f()>";
+
+    // Ann creates a 3-player 3x3 room with one line to win, calling first.
+    let ann = browser(&mut driver, 1280, 900).await;
+    enter_name(&ann, &format!("{http}/"), "Ann").await;
+    wait_css(&ann, "#bingo-create").await;
+    select(&ann, "#bingo-size option[value=\"3\"]").await;
+    select(&ann, "#bingo-lines option[value=\"1\"]").await;
+    select(&ann, "#bingo-players-count option[value=\"3\"]").await;
+    select(&ann, "#bingo-first option[value=\"0\"]").await;
+    click_css(&ann, "#bingo-create").await;
+    wait_text(&ann, "#status", "Waiting for players: 1 of 3").await;
+    let room_url = ann.current_url().await.unwrap().to_string();
+    assert!(room_url.contains("/b/"), "{room_url}");
+
+    // Bob joins by the link on a phone, Carol on a laptop; the lobby lists
+    // the room meanwhile.
+    let bob = browser(&mut driver, 390, 844).await;
+    enter_name(&bob, &format!("{http}/"), "Bob").await;
+    wait_css(&bob, "tr[data-game=\"bingo\"] a.join").await;
+    bob.goto(&room_url).await.unwrap();
+    wait_text(&bob, "#status", "2 of 3").await;
+    let carol = browser(&mut driver, 1024, 768).await;
+    enter_name(&carol, &room_url, evil).await;
+    wait_text(&carol, "#status", "Fill your card").await;
+
+    // Ann and Bob place 1..9 cell by cell; Carol tries the shuffle, clears,
+    // and places a card on which 1, 2 and 3 are in no line.
+    place(&ann, &[1, 2, 3, 4, 5, 6, 7, 8, 9]).await;
+    click_css(&ann, "#bingo-ready").await;
+    wait_text(&ann, "#bingo-ready", "Ready ✓").await;
+    place(&bob, &[1, 2, 3, 4, 5, 6, 7, 8, 9]).await;
+    shot(&bob, "bingo-filling-phone").await;
+    click_css(&bob, "#bingo-ready").await;
+    click_css(&carol, "#bingo-shuffle").await;
+    wait_css(&carol, "#bingo-card [data-cell=\"8\"][data-number]").await;
+    click_css(&carol, "#bingo-clear").await;
+    wait_css(&carol, "#bingo-card [data-cell=\"8\"]:not([data-number])").await;
+    place(&carol, &[1, 5, 6, 2, 8, 9, 4, 7, 3]).await;
+    click_css(&carol, "#bingo-ready").await;
+
+    // The calls, by clicking numbers on one's own card.
+    for (c, number) in [(&ann, 1), (&bob, 2), (&carol, 3)] {
+        wait_text(c, "#status", "Your call").await;
+        click_css(c, &format!("#bingo-card [data-number=\"{number}\"]")).await;
+        wait_css(c, &format!("#bingo-calls [data-call=\"{number}\"]")).await;
+    }
+
+    // Ann and Bob completed the top row on the third call: they share first
+    // place, Carol is third; everyone sees all cards.
+    for c in [&ann, &bob, &carol] {
+        wait_text(c, "#status", "Ann and Bob share first place").await;
+        let ranks = c
+            .execute(
+                "return [...document.querySelectorAll('#bingo-ranking tbody tr')].map(r => [r.dataset.seat, r.dataset.rank])",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(ranks, json!([["0", "1"], ["1", "1"], ["2", "3"]]));
+        assert_eq!(
+            c.find_all(Locator::Css("#bingo-cards .bingo-small"))
+                .await
+                .unwrap()
+                .len(),
+            3
+        );
+    }
+    wait_text(&carol, "#status", "You placed 3 of 3").await;
+    let names = ann
+        .execute(
+            "return [...document.querySelectorAll('#bingo-players .player-name')].map(e => e.textContent)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(names, json!(["Ann", "Bob", evil]));
+    assert!(
+        ann.find_all(Locator::Css("main img"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // The marks: the top row is a completed line on Ann's card.
+    assert_eq!(
+        ann.find_all(Locator::Css("#bingo-card .in-line"))
+            .await
+            .unwrap()
+            .len(),
+        3
+    );
+    shot(&ann, "bingo-result-desktop").await;
+    shot(&bob, "bingo-result-phone").await;
+
+    // The replay steps through the calls.
+    click_css(&bob, "#bingo-replay").await;
+    wait_text(&bob, "#replay-at", "call 3 of 3: 3 by").await;
+    click_css(&bob, "#prev").await;
+    wait_text(&bob, "#replay-at", "call 2 of 3: 2 by Bob").await;
+    shot(&bob, "bingo-replay-phone").await;
+
+    for c in [ann, bob, carol] {
+        let _ = c.close().await;
+    }
+}
