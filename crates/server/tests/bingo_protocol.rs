@@ -24,10 +24,13 @@ async fn state_where(ws: &mut Ws, want: impl Fn(&Value) -> bool) -> Value {
 }
 
 /// A bingo room of `players` 3x3 one-line seats, seat 0 calling first, with
-/// everyone seated in order; returns the room and each seat's socket.
-async fn seated(http: &str, players: usize) -> (String, Vec<Ws>) {
+/// everyone seated in order; returns the room and each seat's socket and
+/// token.
+async fn seated(http: &str, players: usize) -> (String, Vec<Ws>, Vec<String>) {
     let mut socks = Vec::new();
-    let (mut first, _) = hello(http, "p0").await;
+    let mut tokens = Vec::new();
+    let (mut first, welcome) = hello(http, "p0").await;
+    tokens.push(welcome["token"].as_str().unwrap().to_owned());
     send(
         &mut first,
         json!({"type": "create", "game": "bingo", "players": players, "size": 3, "lines": 1, "first": 0}),
@@ -39,14 +42,15 @@ async fn seated(http: &str, players: usize) -> (String, Vec<Ws>) {
         .to_owned();
     socks.push(first);
     for i in 1..players {
-        let (ws, _) = hello(http, &format!("p{i}")).await;
+        let (ws, welcome) = hello(http, &format!("p{i}")).await;
+        tokens.push(welcome["token"].as_str().unwrap().to_owned());
         socks.push(ws);
     }
     for (i, ws) in socks.iter_mut().enumerate() {
         send(ws, json!({"type": "join", "room": room})).await;
         assert_eq!(next(ws, "you").await["seat"], i);
     }
-    (room, socks)
+    (room, socks, tokens)
 }
 
 async fn card(ws: &mut Ws, numbers: &[u16]) {
@@ -64,8 +68,25 @@ fn calls(s: &Value) -> usize {
 #[tokio::test]
 async fn three_players_reach_a_ranked_result_with_a_tie_and_it_is_recorded() {
     let s = start(Config::default()).await;
-    let (room, mut p) = seated(&s.http, 3).await;
+    let (room, mut p, _) = seated(&s.http, 3).await;
     let (mut watcher, _) = hello(&s.http, "dee").await;
+    // The lobby lists the room with its seats.
+    send(&mut watcher, json!({"type": "lobby"})).await;
+    let lobby = next(&mut watcher, "lobby").await;
+    let listed = lobby["rooms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == room.as_str())
+        .expect("the room is listed")
+        .clone();
+    assert_eq!(listed["game"], "bingo");
+    assert_eq!(listed["seats"], json!(["p0", "p1", "p2"]));
+    assert_eq!(listed["status"], "filling");
+    assert_eq!(
+        (listed["size"].clone(), listed["lines"].clone()),
+        (json!(3), json!(1))
+    );
     send(
         &mut watcher,
         json!({"type": "join", "room": room, "play": false}),
@@ -147,7 +168,7 @@ async fn three_players_reach_a_ranked_result_with_a_tie_and_it_is_recorded() {
 #[tokio::test]
 async fn two_players_who_complete_on_the_same_call_draw() {
     let s = start(Config::default()).await;
-    let (_, mut p) = seated(&s.http, 2).await;
+    let (_, mut p, _) = seated(&s.http, 2).await;
     card(&mut p[0], &PLAIN).await;
     card(&mut p[1], &PLAIN).await;
     for (i, n) in [1, 2, 3].into_iter().enumerate() {
@@ -189,7 +210,7 @@ async fn out_of_turn_calls_repeats_bad_cards_and_watchers_are_refused() {
     .await;
     assert_eq!(next(&mut a, "error").await["code"], "bad_message");
 
-    let (room, mut p) = seated(&s.http, 2).await;
+    let (room, mut p, _) = seated(&s.http, 2).await;
     let (mut watcher, _) = hello(&s.http, "dee").await;
     send(&mut watcher, json!({"type": "join", "room": room})).await;
     // Both seats are taken: a third person watches.
@@ -226,22 +247,9 @@ async fn out_of_turn_calls_repeats_bad_cards_and_watchers_are_refused() {
 #[tokio::test]
 async fn a_seat_is_resumed_within_the_grace_with_its_card_and_the_calls() {
     let s = start(Config::default()).await;
-    let (mut a, welcome) = hello(&s.http, "ann").await;
-    let token = welcome["token"].as_str().unwrap().to_owned();
-    send(
-        &mut a,
-        json!({"type": "create", "game": "bingo", "players": 2, "size": 3, "lines": 1, "first": 0, "private": true}),
-    )
-    .await;
-    let room = next(&mut a, "created").await["room"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    send(&mut a, json!({"type": "join", "room": room})).await;
-    assert_eq!(next(&mut a, "you").await["seat"], 0);
-    let (mut b, _) = hello(&s.http, "bob").await;
-    send(&mut b, json!({"type": "join", "room": room})).await;
-    assert_eq!(next(&mut b, "you").await["seat"], 1);
+    let (room, p, tokens) = seated(&s.http, 2).await;
+    let [mut a, mut b] = <[Ws; 2]>::try_from(p).ok().unwrap();
+    let token = &tokens[0];
     card(&mut a, &SCATTERED).await;
     card(&mut b, &PLAIN).await;
     state_where(&mut a, |s| s["status"] == "playing").await;

@@ -7,6 +7,7 @@
 pub mod ws;
 
 use std::net::{SocketAddr, TcpListener as StdListener};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -25,6 +26,11 @@ pub struct Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // The whole process group: a test that failed before closing its
+        // sessions would otherwise leave their browsers running.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
         for p in &self.profiles {
@@ -60,6 +66,7 @@ pub async fn start_driver() -> Option<Driver> {
         .port();
     let child = Command::new(path)
         .arg(format!("--port={port}"))
+        .process_group(0)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
