@@ -806,6 +806,39 @@ mod tests {
     }
 
     #[test]
+    fn quitting_frees_a_waiting_seat_and_forfeits_a_game() {
+        let t0 = Instant::now();
+        let mut r = room(3, None, t0);
+        join(&mut r, 1, "ann", t0);
+        join(&mut r, 2, "bob", t0);
+        r.handle(2, Input::Act(Action::Shuffle), t0);
+        drain(&mut r);
+        r.handle(2, Input::Act(Action::Quit), t0);
+        assert!(drain(&mut r).contains(&Output::You { to: 2, seat: None }));
+        assert_eq!(r.state(None, t0)["seats"][1], Value::Null);
+        // Bob may sit again; his old card is gone.
+        join(&mut r, 2, "bob", t0);
+        join(&mut r, 3, "cat", t0);
+        assert_eq!(r.state(Some(1), t0)["card"], Value::Null);
+        for who in 1..=3 {
+            r.handle(who, Input::Act(Action::Shuffle), t0);
+        }
+        assert_eq!(r.status(), "playing");
+        // Ann, to call, quits: the turn passes and the game goes on.
+        r.handle(1, Input::Act(Action::Quit), t0);
+        let st = r.state(Some(1), t0);
+        assert_eq!(st["seats"][0]["gone"], true);
+        assert_eq!(st["turn"], 1);
+        assert_eq!(st["status"], "playing");
+        r.handle(1, Input::Act(Action::Call(1)), t0);
+        assert!(drain(&mut r).contains(&Output::Refused {
+            to: 1,
+            code: "forfeited",
+            message: "you have left this game".to_owned(),
+        }));
+    }
+
+    #[test]
     fn an_empty_room_closes_after_the_grace() {
         let t0 = Instant::now();
         let mut r = room(2, None, t0);

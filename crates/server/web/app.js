@@ -277,6 +277,7 @@ function roomPage(id) {
   }
 
   conn.on((msg) => {
+    if (msg.type === "state" && msg.room === id && msg.game === "bingo") { location.replace(`/b/${id}${location.search}`); return; }
     if (msg.type === "state" && msg.room === id) { state = msg; received = performance.now(); render(); }
     else if (msg.type === "you" && msg.room === id) { mySeat = msg.seat; render(); }
     else if (msg.type === "chat") {
