@@ -59,6 +59,7 @@ async fn three_browsers_play_bingo_to_a_ranked_result() {
     let bob = browser(&mut driver, 390, 844).await;
     enter_name(&bob, &format!("{http}/"), "Bob").await;
     wait_css(&bob, "tr[data-game=\"bingo\"] a.join").await;
+    shot(&bob, "bingo-lobby-phone").await;
     bob.goto(&room_url).await.unwrap();
     wait_text(&bob, "#status", "2 of 3").await;
     let carol = browser(&mut driver, 1024, 768).await;
@@ -80,8 +81,17 @@ async fn three_browsers_play_bingo_to_a_ranked_result() {
     place(&carol, &[1, 5, 6, 2, 8, 9, 4, 7, 3]).await;
     click_css(&carol, "#bingo-ready").await;
 
-    // The calls, by clicking numbers on one's own card.
-    for (c, number) in [(&ann, 1), (&bob, 2), (&carol, 3)] {
+    // The calls, by clicking numbers on one's own card. Bob's tab closes
+    // and reopens before his turn: the seat, card and marks are his again.
+    wait_text(&ann, "#status", "Your call").await;
+    click_css(&ann, "#bingo-card [data-number=\"1\"]").await;
+    wait_css(&bob, "#bingo-calls [data-call=\"1\"]").await;
+    let new = bob.new_window(true).await.unwrap();
+    bob.close_window().await.unwrap();
+    bob.switch_to_window(new.handle).await.unwrap();
+    bob.goto(&room_url).await.unwrap();
+    wait_css(&bob, "#bingo-card [data-number=\"1\"].marked").await;
+    for (c, number) in [(&bob, 2), (&carol, 3)] {
         wait_text(c, "#status", "Your call").await;
         click_css(c, &format!("#bingo-card [data-number=\"{number}\"]")).await;
         wait_css(c, &format!("#bingo-calls [data-call=\"{number}\"]")).await;
