@@ -118,6 +118,14 @@ async fn three_players_reach_a_ranked_result_with_a_tie_and_it_is_recorded() {
     assert_eq!(seen["result"], Value::Null);
     assert_eq!(seen["spectators"], 1);
 
+    // Watchers chat with the players; the text arrives as it was typed.
+    send(&mut watcher, json!({"type": "chat", "text": "<b>go</b>"})).await;
+    let chat = next(&mut p[0], "chat").await;
+    assert_eq!(
+        (chat["from"].as_str(), chat["text"].as_str()),
+        (Some("dee"), Some("<b>go</b>"))
+    );
+
     call(&mut p[0], 1).await;
     state_where(&mut p[1], |s| calls(s) == 1 && s["turn"] == 1).await;
     call(&mut p[1], 2).await;
