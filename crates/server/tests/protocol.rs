@@ -357,3 +357,28 @@ async fn the_engine_answers_and_grants_a_takeback() {
     let a = next(&mut p, "analysis").await;
     assert!(a["analysis"]["best"].is_string());
 }
+
+/// Every in-room message outside a room is answered `not_in_room` (the
+/// probe found `leave` and `analyse` unanswered), and `leave` really leaves:
+/// a move afterwards reaches no room.
+#[tokio::test]
+async fn room_messages_outside_a_room_are_refused_and_leave_leaves() {
+    let s = start(Config::default()).await;
+    let (mut ws, _) = hello(&s.http, "ann").await;
+    for kind in ["leave", "analyse", "resign", "rematch"] {
+        send(&mut ws, json!({ "type": kind })).await;
+        let e = next(&mut ws, "error").await;
+        assert_eq!(e["code"], "not_in_room", "{kind}");
+    }
+    send(
+        &mut ws,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
+    )
+    .await;
+    let room = next(&mut ws, "created").await["room"].clone();
+    send(&mut ws, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut ws, "you").await["seat"], 0);
+    send(&mut ws, json!({"type": "leave"})).await;
+    send(&mut ws, json!({"type": "chat", "text": "anyone?"})).await;
+    assert_eq!(next(&mut ws, "error").await["code"], "not_in_room");
+}
