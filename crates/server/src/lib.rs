@@ -291,10 +291,7 @@ struct GamesParams {
     limit: Option<u32>,
 }
 
-async fn recent_games(
-    State(shared): State<Arc<Shared>>,
-    Query(q): Query<GamesParams>,
-) -> Response {
+async fn recent_games(State(shared): State<Arc<Shared>>, Query(q): Query<GamesParams>) -> Response {
     let given = |s: String| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
     let query = records::GamesQuery {
         player: given(q.player),

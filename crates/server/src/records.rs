@@ -65,7 +65,11 @@ impl Records {
         let mut filter = RecentFilter {
             kind: Some(GameKind::Omok),
             player: query.player.clone(),
-            limit: if sifting { RecentFilter::MAX_LIMIT } else { limit },
+            limit: if sifting {
+                RecentFilter::MAX_LIMIT
+            } else {
+                limit
+            },
             ..RecentFilter::default()
         };
         let wanted = |g: &GameSummary| {
