@@ -408,32 +408,12 @@ async fn a_finished_game_is_listed_replayed_and_exported() {
     enter_name(&c, &format!("{http}/games"), "Viewer").await;
     wait_css(&c, "tr[data-game]").await;
     // Filters: no freestyle game, no white win; the renju black win is there.
-    c.find(Locator::Css("#filter-rule option[value=freestyle]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_css(&c, "#filter-rule option[value=freestyle]").await;
     wait_text(&c, "#games", "No games match").await;
-    c.find(Locator::Css("#filter-rule option[value=renju]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    c.find(Locator::Css("#filter-result option[value=white]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_css(&c, "#filter-rule option[value=renju]").await;
+    click_css(&c, "#filter-result option[value=white]").await;
     wait_text(&c, "#games", "No games match").await;
-    c.find(Locator::Css("#filter-result option[value=black]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_css(&c, "#filter-result option[value=black]").await;
     wait_text(&c, "#games", "Black wins (five)").await;
     assert!(
         c.current_url()
@@ -523,24 +503,9 @@ async fn a_phone_plays_the_engine_by_touch() {
     let c = browser_with(&mut driver, 390, 844, phone).await;
     enter_name(&c, &format!("{http}/"), "Pia").await;
     wait_css(&c, "#create").await;
-    c.find(Locator::Css("#create-opponent option[value=engine]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    c.find(Locator::Css("#create-level option[value=\"1\"]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    c.find(Locator::Css("#create-color option[value=black]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_css(&c, "#create-opponent option[value=engine]").await;
+    click_css(&c, "#create-level option[value=\"1\"]").await;
+    click_css(&c, "#create-color option[value=black]").await;
     shot(&c, "lobby-phone").await;
     click_css(&c, "#create").await;
     wait_text(&c, "#status", "Your move").await;
