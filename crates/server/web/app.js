@@ -188,7 +188,8 @@ function roomPage(id) {
   let mySeat = null, state = null, received = 0, numbers = false, preview = null, resignArmed = null;
   const boardBox = h("div", { class: "board-wrap", id: "board" });
   const board = createBoard(boardBox, (point) => {
-    if (!state || state.status !== "playing" || myColor() !== state.to_move) return;
+    if (!state || state.status !== "playing" || !myColor()) return;
+    if (myColor() !== state.to_move) { toast("Wait for your opponent's move"); return; }
     if (state.forbidden.includes(point)) { toast(`${point} is forbidden to black`); }
     if (TOUCH && !(preview && preview.point === point) && !state.moves.includes(point)) {
       preview = { point, color: myColor() };
