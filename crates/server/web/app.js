@@ -251,7 +251,7 @@ function roomPage(id) {
         h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name" }, seat ? seat.name : "(free seat)"),
           mine === c ? h("b", {}, " (you)") : null),
         h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : "waiting"),
-        h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null }, fmtClock(left)));
+        h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
     }));
     status.textContent = statusText(mine);
     spectators.textContent = `· ${state.spectators} watching`;
