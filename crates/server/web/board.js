@@ -47,7 +47,7 @@ export function createBoard(container, onPoint) {
     for (let y = 0; y < SIZE; y++) {
       const name = pointName(x, y);
       const hit = el("rect", {
-        x: sx(x) - 0.5, y: sy(y) - 0.5, width: 1, height: 1,
+        x: sx(x) - 0.5, y: sy(y) - 0.5, width: 1, height: 1, rx: 0.46,
         class: "hit", "data-point": name, role: "gridcell", "aria-label": name,
       }, hits);
       hit.addEventListener("click", () => onPoint && onPoint(name));
