@@ -279,7 +279,8 @@ function roomPage(id) {
       } }, resignArmed ? "Really resign?" : "Resign");
       const mineMoved = state.moves.length > (mine === "black" ? 0 : 1);
       actions.append(resign,
-        state.draw_offer === them ? null : btn("draw", state.draw_offer === mine ? "Draw offered" : "Offer draw", { type: "draw" }));
+        state.draw_offer === them ? null : h("button", { id: "draw", disabled: state.draw_offer === mine, onclick: () => conn.send({ type: "draw" }) },
+          state.draw_offer === mine ? "Draw offered" : "Offer draw"));
       if (opponent && opponent.kind !== "program" && mineMoved && !state.takeback_request) actions.append(btn("takeback", "Take back", { type: "takeback" }));
     }
     // The engine's help is for games against it and for watchers, never
