@@ -184,6 +184,18 @@ async fn two_players_play_to_five_and_a_spectator_sees_it_and_it_is_recorded() {
     assert_eq!(games[0]["players"], json!(["ann", "bob"]));
     assert_eq!(games[0]["result"], "black");
     let id = games[0]["id"].as_str().unwrap().to_owned();
+    // The list's rule and result filters.
+    for (query, listed) in [
+        ("rule=renju&result=black", 1),
+        ("rule=freestyle", 0),
+        ("result=white", 0),
+        ("result=black&limit=1", 1),
+    ] {
+        let list = http_get(&format!("http://{}/api/games?{query}", s.http)).await;
+        let games: Value =
+            serde_json::from_str(&list[list.find("\r\n\r\n").unwrap() + 4..]).unwrap();
+        assert_eq!(games.as_array().unwrap().len(), listed, "{query}");
+    }
     let url = format!("http://{}/games/{id}.sgf", s.http);
     let sgf = http_get(&url).await;
     assert!(sgf.contains("GM[4]") && sgf.contains(";B[hh]"), "{sgf}");
