@@ -207,7 +207,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .layer(SetResponseHeaderLayer::overriding(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(
-                "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+                "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
             ),
         ))
         .layer(SetResponseHeaderLayer::overriding(
@@ -283,21 +283,26 @@ async fn ws_upgrade(
 }
 
 #[derive(serde::Deserialize)]
-struct GamesQuery {
+struct GamesParams {
     #[serde(default)]
     player: String,
+    #[serde(default)]
+    rule: String,
+    #[serde(default)]
+    result: String,
     #[serde(default)]
     limit: Option<u32>,
 }
 
-async fn recent_games(State(shared): State<Arc<Shared>>, Query(q): Query<GamesQuery>) -> Response {
-    let player = Some(q.player.trim().to_owned()).filter(|p| !p.is_empty());
-    let games = shared
-        .rooms
-        .records()
-        .recent(player, q.limit.unwrap_or(50))
-        .await;
-    axum::Json(games).into_response()
+async fn recent_games(State(shared): State<Arc<Shared>>, Query(q): Query<GamesParams>) -> Response {
+    let given = |s: String| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+    let query = records::GamesQuery {
+        player: given(q.player),
+        rule: given(q.rule),
+        result: given(q.result),
+        limit: q.limit.unwrap_or(50),
+    };
+    axum::Json(shared.rooms.records().recent(query).await).into_response()
 }
 
 /// `/games/ID` is the replay page; `/games/ID.sgf`, `.psq` and `.json`

@@ -189,8 +189,6 @@ pub enum ErrorCode {
     Version,
     /// Too many messages too fast; this one was dropped.
     RateLimited,
-    /// The message is longer than the limit.
-    TooLong,
     /// No room by that id (or it closed).
     NoSuchRoom,
     /// The action needs a room joined first.
@@ -217,7 +215,6 @@ impl ErrorCode {
             ErrorCode::HelloFirst => "hello_first",
             ErrorCode::Version => "version",
             ErrorCode::RateLimited => "rate_limited",
-            ErrorCode::TooLong => "too_long",
             ErrorCode::NoSuchRoom => "no_such_room",
             ErrorCode::NotInRoom => "not_in_room",
             ErrorCode::Busy => "busy",

@@ -8,6 +8,23 @@ use omok::records::{GameRecord, MoveRecord};
 use omok::room::Finished;
 use store::{BingoGameRecord, GameKind, GameSummary, RecentFilter, Record, Store};
 
+/// What the list of recent games asks for (`/api/games`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GamesQuery {
+    /// Only games where a seat has exactly this name.
+    pub player: Option<String>,
+    /// Only games of this rule (`renju`, ...).
+    pub rule: Option<String>,
+    /// Only games with this result: `black`, `white` or `draw`.
+    pub result: Option<String>,
+    /// How many games at most.
+    pub limit: u32,
+}
+
+/// How many of the newest games a rule or result filter looks through:
+/// the store filters by player only, so the rest is sifted here, boundedly.
+const SIFTED_PAGES: usize = 5;
+
 /// The record sink and reader.
 pub struct Records {
     store: Store,
@@ -44,21 +61,42 @@ impl Records {
         }
     }
 
-    /// The newest Omok games, those of `player` (exact name) if given.
-    pub async fn recent(&self, player: Option<String>, limit: u32) -> Vec<GameSummary> {
-        let filter = RecentFilter {
+    /// The newest Omok games that match `query`; rule and result filters
+    /// look through the newest [`SIFTED_PAGES`] pages of the store.
+    pub async fn recent(&self, query: GamesQuery) -> Vec<GameSummary> {
+        let limit = query.limit.clamp(1, RecentFilter::MAX_LIMIT);
+        let sifting = query.rule.is_some() || query.result.is_some();
+        let mut filter = RecentFilter {
             kind: Some(GameKind::Omok),
-            player,
-            limit,
+            player: query.player.clone(),
+            limit: if sifting {
+                RecentFilter::MAX_LIMIT
+            } else {
+                limit
+            },
             ..RecentFilter::default()
         };
-        match self.store.recent(&filter).await {
-            Ok(page) => page.games,
-            Err(e) => {
-                tracing::warn!("listing games failed: {e}");
-                Vec::new()
+        let wanted = |g: &GameSummary| {
+            query.rule.as_ref().is_none_or(|r| &g.rule == r)
+                && query.result.as_ref().is_none_or(|r| &g.result == r)
+        };
+        let mut games = Vec::new();
+        for _ in 0..SIFTED_PAGES {
+            let page = match self.store.recent(&filter).await {
+                Ok(page) => page,
+                Err(e) => {
+                    tracing::warn!("listing games failed: {e}");
+                    break;
+                }
+            };
+            games.extend(page.games.into_iter().filter(wanted));
+            match page.next {
+                Some(next) if sifting && games.len() < limit as usize => filter.before = Some(next),
+                _ => break,
             }
         }
+        games.truncate(limit as usize);
+        games
     }
 }
 

@@ -86,7 +86,7 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
                 if let Some(reply) = reply && socket.send(text(reply)).await.is_err() {
                     break;
                 }
-                if conn.dropped > MAX_DROPPED {
+                if conn.dropped >= MAX_DROPPED {
                     break;
                 }
             }
@@ -169,9 +169,9 @@ impl Conn {
             ClientMsg::Create(Create::Bingo(c)) => self.create_bingo(c),
             ClientMsg::Join { room, play } => self.join(&room, name, token, play).await,
             ClientMsg::Leave => {
-                self.forward(Input::Leave)?;
+                let refused = self.forward(Input::Leave);
                 self.room = None;
-                None
+                refused
             }
             ClientMsg::Move { point } => match point.parse::<Point>() {
                 Ok(p) => self.forward(Input::Move(p)),
@@ -204,7 +204,9 @@ impl Conn {
                 self.forward(Input::InviteEngine { name, level })
             }
             ClientMsg::Analyse => {
-                let room = self.room.as_ref()?;
+                let Some(room) = &self.room else {
+                    return err(ErrorCode::NotInRoom, "join a room first");
+                };
                 if room.try_send(RoomCmd::Analyse { from: self.id }).is_err() {
                     return err(ErrorCode::Busy, "the room is busy; try again");
                 }

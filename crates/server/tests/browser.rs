@@ -12,7 +12,8 @@ use fantoccini::Client;
 use fantoccini::Locator;
 use serde_json::json;
 use support::{
-    browser, click_css, enter_name, shot, start_driver, start_server, wait_css, wait_text,
+    browser, browser_with, click_css, enter_name, shot, start_driver, start_server, wait_css,
+    wait_text, ws,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -165,4 +166,192 @@ async fn people_and_a_bot_play_in_real_browsers() {
     for c in [ann, bob, carol] {
         let _ = c.close().await;
     }
+}
+
+/// The replay page steps through a finished game with its buttons and the
+/// keyboard, shows the five at the end, and offers the three exports; the
+/// list of games filters by rule and result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_is_listed_replayed_and_exported() {
+    let Some(mut driver) = start_driver().await else {
+        return;
+    };
+    let (http, _) = start_server().await;
+    let mut ann = ws::hello(http.trim_start_matches("http://"), "Ann").await.0;
+    let mut bob = ws::hello(http.trim_start_matches("http://"), "Bob").await.0;
+    let create = json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"});
+    ws::send(&mut ann, create).await;
+    let room = ws::next_where(&mut ann, |m| m["type"] == "created").await["room"].clone();
+    ws::send(&mut ann, json!({"type": "join", "room": room})).await;
+    ws::next_where(&mut ann, |m| m["type"] == "you").await;
+    ws::send(&mut bob, json!({"type": "join", "room": room})).await;
+    ws::next_where(&mut ann, |s| s["status"] == "playing").await;
+    let moves = ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"];
+    let mut last = serde_json::Value::Null;
+    for (i, m) in moves.iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut ann } else { &mut bob };
+        ws::send(mover, json!({"type": "move", "point": m})).await;
+        let n = i + 1;
+        let moved = |s: &serde_json::Value| {
+            s["type"] == "state" && s["moves"].as_array().is_some_and(|v| v.len() == n)
+        };
+        last = ws::next_where(&mut ann, moved).await;
+    }
+    let over = last;
+    assert_eq!(over["result"]["winner"], "black");
+
+    let c = browser(&mut driver, 1280, 800).await;
+    enter_name(&c, &format!("{http}/games"), "Viewer").await;
+    wait_css(&c, "tr[data-game]").await;
+    // Filters: no freestyle game, no white win; the renju black win is there.
+    click_css(&c, "#filter-rule option[value=freestyle]").await;
+    wait_text(&c, "#games", "No games match").await;
+    click_css(&c, "#filter-rule option[value=renju]").await;
+    click_css(&c, "#filter-result option[value=white]").await;
+    wait_text(&c, "#games", "No games match").await;
+    click_css(&c, "#filter-result option[value=black]").await;
+    wait_text(&c, "#games", "Black wins (five)").await;
+    assert!(
+        c.current_url()
+            .await
+            .unwrap()
+            .as_str()
+            .contains("result=black")
+    );
+    shot(&c, "games-list-desktop").await;
+    click_css(&c, "tr[data-game] a.replay").await;
+
+    wait_text(&c, "#replay-at", "move 9 of 9 (l8").await;
+    wait_text(&c, "#replay-result", "Black wins (five)").await;
+    assert_eq!(
+        c.find_all(Locator::Css("[data-five]")).await.unwrap().len(),
+        5
+    );
+    shot(&c, "replay-desktop").await;
+    click_css(&c, "#prev").await;
+    wait_text(&c, "#replay-at", "move 8 of 9 (a4").await;
+    assert!(
+        c.find_all(Locator::Css("[data-five]"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        c.find_all(Locator::Css("[data-stone=l8]"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let body = c.find(Locator::Css("body")).await.unwrap();
+    body.send_keys("\u{E012}").await.unwrap(); // ArrowLeft
+    wait_text(&c, "#replay-at", "move 7 of 9 (k8").await;
+    body.send_keys("\u{E011}").await.unwrap(); // Home
+    wait_text(&c, "#replay-at", "move 0 of 9").await;
+    assert!(
+        c.find_all(Locator::Css("[data-stone]"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    body.send_keys("\u{E014}").await.unwrap(); // ArrowRight
+    wait_css(&c, "[data-stone=h8]").await;
+    click_css(&c, "#replay-moves [data-move=\"4\"]").await;
+    wait_text(&c, "#replay-at", "move 4 of 9 (a2").await;
+    click_css(&c, "#last").await;
+    wait_text(&c, "#replay-at", "move 9 of 9").await;
+
+    // The export links lead to the record in each format.
+    for (id, want) in [
+        ("#export-sgf", "GM[4]"),
+        ("#export-psq", "Piskvorky 15x15"),
+        ("#export-json", "\"winner\":\"black\""),
+    ] {
+        let href = c
+            .find(Locator::Css(id))
+            .await
+            .unwrap()
+            .attr("href")
+            .await
+            .unwrap()
+            .unwrap();
+        let text = c
+            .execute(
+                "return fetch(arguments[0]).then(r => r.text())",
+                vec![json!(href)],
+            )
+            .await
+            .unwrap();
+        assert!(text.as_str().unwrap().contains(want), "{id}: {text}");
+    }
+    let _ = c.close().await;
+}
+
+/// On a phone's touch screen a first tap only shows the stone and a second
+/// plays it; against the engine the engine view gives a verdict and a
+/// line; resigning asks once more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_plays_the_engine_by_touch() {
+    let Some(mut driver) = start_driver().await else {
+        return;
+    };
+    let (http, _) = start_server().await;
+    let phone = json!({"mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3, "touch": true}}});
+    let c = browser_with(&mut driver, 390, 844, phone).await;
+    enter_name(&c, &format!("{http}/"), "Pia").await;
+    wait_css(&c, "#create").await;
+    click_css(&c, "#create-opponent option[value=engine]").await;
+    click_css(&c, "#create-level option[value=\"1\"]").await;
+    click_css(&c, "#create-color option[value=black]").await;
+    shot(&c, "lobby-phone").await;
+    click_css(&c, "#create").await;
+    wait_text(&c, "#status", "Your move").await;
+
+    click_point(&c, "h8").await;
+    wait_css(&c, "[data-preview=h8]").await;
+    assert!(
+        c.find_all(Locator::Css("[data-stone]"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    shot(&c, "touch-preview-phone").await;
+    click_point(&c, "h8").await;
+    wait_css(&c, "[data-stone=h8]").await;
+    // The engine answers.
+    wait_text(&c, "#status", "move 3").await;
+    assert_eq!(
+        c.find_all(Locator::Css("[data-stone]"))
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+
+    click_css(&c, "#analyse").await;
+    wait_css(&c, "#analysis-verdict").await;
+    let best = c
+        .find(Locator::Css("#analysis-best"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(best.parse::<renju::Point>().is_ok(), "best move {best:?}");
+    shot(&c, "engine-view-phone").await;
+
+    click_css(&c, "#resign").await;
+    wait_text(&c, "#resign", "Really resign?").await;
+    assert!(
+        !c.find(Locator::Css("#status"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+            .contains("wins")
+    );
+    click_css(&c, "#resign").await;
+    wait_text(&c, "#status", "White wins (resignation)").await;
+    shot(&c, "resigned-phone").await;
+    let _ = c.close().await;
 }

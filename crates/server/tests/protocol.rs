@@ -126,6 +126,18 @@ async fn two_players_play_to_five_and_a_spectator_sees_it_and_it_is_recorded() {
     assert_eq!(games[0]["players"], json!(["ann", "bob"]));
     assert_eq!(games[0]["result"], "black");
     let id = games[0]["id"].as_str().unwrap().to_owned();
+    // The list's rule and result filters.
+    for (query, listed) in [
+        ("rule=renju&result=black", 1),
+        ("rule=freestyle", 0),
+        ("result=white", 0),
+        ("result=black&limit=1", 1),
+    ] {
+        let list = http_get(&format!("http://{}/api/games?{query}", s.http)).await;
+        let games: Value =
+            serde_json::from_str(&list[list.find("\r\n\r\n").unwrap() + 4..]).unwrap();
+        assert_eq!(games.as_array().unwrap().len(), listed, "{query}");
+    }
     let url = format!("http://{}/games/{id}.sgf", s.http);
     let sgf = http_get(&url).await;
     assert!(sgf.contains("GM[4]") && sgf.contains(";B[hh]"), "{sgf}");
@@ -286,4 +298,29 @@ async fn the_engine_answers_and_grants_a_takeback() {
     send(&mut p, json!({"type": "analyse"})).await;
     let a = next(&mut p, "analysis").await;
     assert!(a["analysis"]["best"].is_string());
+}
+
+/// Every in-room message outside a room is answered `not_in_room` (the
+/// probe found `leave` and `analyse` unanswered), and `leave` really leaves:
+/// a move afterwards reaches no room.
+#[tokio::test]
+async fn room_messages_outside_a_room_are_refused_and_leave_leaves() {
+    let s = start(Config::default()).await;
+    let (mut ws, _) = hello(&s.http, "ann").await;
+    for kind in ["leave", "analyse", "resign", "rematch"] {
+        send(&mut ws, json!({ "type": kind })).await;
+        let e = next(&mut ws, "error").await;
+        assert_eq!(e["code"], "not_in_room", "{kind}");
+    }
+    send(
+        &mut ws,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
+    )
+    .await;
+    let room = next(&mut ws, "created").await["room"].clone();
+    send(&mut ws, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut ws, "you").await["seat"], 0);
+    send(&mut ws, json!({"type": "leave"})).await;
+    send(&mut ws, json!({"type": "chat", "text": "anyone?"})).await;
+    assert_eq!(next(&mut ws, "error").await["code"], "not_in_room");
 }

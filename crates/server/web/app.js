@@ -2,7 +2,7 @@
 // the documented WebSocket protocol (docs/web-protocol.md) and draws what
 // the server sends; every text from others is set as text, never markup.
 
-import { createBoard, drawBoard } from "/assets/board.js";
+import { createBoard, drawBoard, lineThrough } from "/assets/board.js";
 import { bingoCreatePanel, bingoReplay, bingoRoomPage, bingoRow } from "/assets/bingo.js";
 
 const main = document.getElementById("main");
@@ -114,7 +114,8 @@ function lobbyPage() {
     h("option", { value: "engine" }, "the computer"),
     h("option", { value: "program" }, "a program on the referee port"));
   const engine = h("select", { id: "create-engine" }, ...w.engines.map((n) => h("option", { value: n }, n)));
-  const level = h("select", { id: "create-level" }, ...[1, 2, 3, 4].map((l) => h("option", { value: l, selected: l === 2 }, `level ${l}`)));
+  const levels = { 1: "beginner, 0.2 s", 2: "easy, 0.5 s", 3: "medium, 1 s", 4: "strong, 3 s" };
+  const level = h("select", { id: "create-level", "aria-label": "level" }, ...[1, 2, 3, 4].map((l) => h("option", { value: l, selected: l === 2 }, `level ${l} (${levels[l]})`)));
   const color = h("select", { id: "create-color" },
     h("option", { value: "black" }, "I play black"), h("option", { value: "white" }, "I play white"), h("option", { value: "random" }, "colour by chance"));
   const rule = h("select", { id: "create-rule" }, ...["renju", "renju-simplified", "freestyle", "standard"].map((r) => h("option", { value: r }, r)));
@@ -125,7 +126,7 @@ function lobbyPage() {
     h("option", { value: "game5" }, "5 min + 3 s"),
     h("option", { value: "game10" }, "10 min + 5 s"));
   const priv = h("input", { type: "checkbox", id: "create-private" });
-  const engineRow = h("div", { class: "row" }, "Engine: ", engine, level);
+  const engineRow = h("div", { class: "row" }, h("label", {}, "Engine ", engine), h("label", {}, "Strength ", level));
   const sync = () => { engineRow.hidden = opponent.value !== "engine"; };
   opponent.addEventListener("change", sync); sync();
   const clocks = {
@@ -139,13 +140,14 @@ function lobbyPage() {
   const list = h("tbody", { id: "rooms" });
   main.replaceChildren(
     h("div", { class: "panel" }, h("h2", {}, "New Omok game"),
-      h("div", { class: "row" }, "Against ", opponent), engineRow,
-      h("div", { class: "row" }, color, rule, clock),
+      h("div", { class: "row" }, h("label", {}, "Against ", opponent)), engineRow,
+      h("div", { class: "row" }, h("label", {}, "Colour ", color), h("label", {}, "Rule ", rule), h("label", {}, "Clock ", clock)),
       h("div", { class: "row" }, h("label", {}, priv, " private (only by link)")),
       h("div", { class: "row" }, h("button", { id: "create", class: "primary", onclick: create }, "Create room"))),
     bingoCreatePanel(bingoCtx),
     h("div", { class: "panel" }, h("h2", {}, "Rooms"),
-      h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", {}, "Black / White"), h("th", {}, "Game"), h("th", {}, "State"), h("th", {}, ""))), list)),
+      h("table", { class: "list cards" }, h("thead", {}, h("tr", {}, h("th", {}, "Players"), h("th", {}, "Game"), h("th", {}, "State"), h("th", {}, ""))), list),
+      h("p", { class: "muted small" }, "Finished games: ", h("a", { href: "/games" }, "replays and downloads"), ".")),
     h("div", { class: "panel" }, h("h2", {}, "Programs"),
       h("p", {}, "Bots written to the 3-byte Omok protocol connect to ", h("code", { id: "referee-addr" }, w.referee.addr),
         ` (rule ${w.referee.rule}, ${w.referee.turn_time_ms / 1000} s per move). Each one waits in a room listed above; take the other seat from here, or let two bots play and watch.`)));
@@ -182,40 +184,56 @@ function fmtClock(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+// A touch screen has no hover to show where a stone will go, and fingers
+// are wider than points: the first tap shows the stone, a second tap on the
+// same point plays it.
+const TOUCH = window.matchMedia("(pointer: coarse)").matches;
+
 function roomPage(id) {
   const watchOnly = new URLSearchParams(location.search).has("watch");
-  let mySeat = null, state = null, received = 0, numbers = false;
+  let mySeat = null, state = null, received = 0, numbers = false, preview = null, resignArmed = null;
   const boardBox = h("div", { class: "board-wrap", id: "board" });
   const board = createBoard(boardBox, (point) => {
-    if (!state || state.status !== "playing" || myColor() !== state.to_move) return;
+    if (!state || state.status !== "playing" || !myColor()) return;
+    if (myColor() !== state.to_move) { toast("Wait for your opponent's move"); return; }
     if (state.forbidden.includes(point)) { toast(`${point} is forbidden to black`); }
+    if (TOUCH && !(preview && preview.point === point) && !state.moves.includes(point)) {
+      preview = { point, color: myColor() };
+      render();
+      toast(`Tap ${point} again to play it`);
+      return;
+    }
+    preview = null;
     conn.send({ type: "move", point });
   });
-  const status = h("div", { class: "status", id: "status" });
+  const status = h("div", { class: "status", id: "status", role: "status" });
   const players = h("div", { class: "players" });
   const offers = h("div", { id: "offers" });
-  const moves = h("div", { class: "moves", id: "moves" });
+  const moves = h("ol", { class: "moves", id: "moves" });
   const chatLog = h("div", { class: "chat-log", id: "chat-log", "aria-live": "polite" });
-  const chatInput = h("input", { id: "chat-input", maxlength: 300, placeholder: "say something" });
+  const chatInput = h("input", { id: "chat-input", maxlength: 300, placeholder: "say something", "aria-label": "chat message" });
   const sendChat = () => { const t = chatInput.value.trim(); if (t) conn.send({ type: "chat", text: t }); chatInput.value = ""; };
   chatInput.addEventListener("keydown", (e) => { if (e.key === "Enter") sendChat(); });
-  const analysis = h("div", { id: "analysis", class: "muted" });
-  const spectators = h("span", { id: "spectators" });
-  const btn = (id, label, msg) => h("button", { id, onclick: () => conn.send(msg) }, label);
+  const analysis = h("div", { id: "analysis", class: "analysis" });
+  const analyseBtn = h("button", { id: "analyse", onclick: () => { analysis.replaceChildren("thinking…"); conn.send({ type: "analyse" }); } }, "Engine view");
+  const spectators = h("span", { id: "spectators", class: "muted" });
+  const btn = (id, label, msg, cls) => h("button", { id, class: cls, onclick: () => conn.send(msg) }, label);
   const actions = h("div", { class: "row", id: "actions" });
   const link = `${location.origin}/r/${id}`;
+  const copy = (id, text) => h("button", { id, class: "small", onclick: () => copyText(text) }, "Copy");
   main.replaceChildren(h("div", { class: "room-layout" },
-    h("div", {}, boardBox),
-    h("div", {},
-      h("div", { class: "panel" }, players, status, offers, actions),
+    h("div", { class: "panel room-top" }, players, status, offers, actions),
+    h("div", { class: "room-board" }, boardBox),
+    h("div", { class: "room-side" },
       h("div", { class: "panel" }, h("h2", {}, "Moves"), moves,
         h("div", { class: "row" }, h("label", {}, h("input", { type: "checkbox", id: "numbers", onchange: (e) => { numbers = e.target.checked; render(); } }), " numbers"),
-          h("button", { id: "analyse", onclick: () => { analysis.textContent = "thinking…"; conn.send({ type: "analyse" }); } }, "Engine view")),
+          analyseBtn),
         analysis),
       h("div", { class: "panel" }, h("h2", {}, "Chat ", spectators), chatLog,
         h("div", { class: "chat-form" }, chatInput, h("button", { id: "chat-send", onclick: sendChat }, "Send"))),
-      h("div", { class: "panel" }, h("div", {}, "Invite by link: ", h("span", { class: "link", id: "play-link" }, link)),
-        h("div", {}, "Watch link: ", h("span", { class: "link", id: "watch-link" }, `${link}?watch=1`))))));
+      h("div", { class: "panel links" },
+        h("div", { class: "row" }, "Invite to play: ", h("span", { class: "link", id: "play-link" }, link), copy("copy-play", link)),
+        h("div", { class: "row" }, "Invite to watch: ", h("span", { class: "link", id: "watch-link" }, `${link}?watch=1`), copy("copy-watch", `${link}?watch=1`))))));
 
   function myColor() {
     return mySeat != null && state && state.seats[mySeat] ? state.seats[mySeat].color : null;
@@ -225,23 +243,29 @@ function roomPage(id) {
     if (!state) return;
     const mine = myColor();
     const line = state.result ? state.result.line : [];
-    drawBoard(board, { moves: state.moves, forbidden: state.status === "playing" ? state.forbidden : [], line, numbers });
-    board.svg.classList.toggle("my-turn", state.status === "playing" && mine === state.to_move);
+    const myTurn = state.status === "playing" && mine === state.to_move;
+    if (!myTurn) preview = null;
+    drawBoard(board, { moves: state.moves, forbidden: state.status === "playing" ? state.forbidden : [], line, numbers, preview });
+    board.svg.classList.toggle("my-turn", myTurn);
+    document.title = `${myTurn ? "● Your move · " : ""}madang`;
     players.replaceChildren(...["black", "white"].map((c) => {
       const seat = state.seats.find((s) => s && s.color === c);
       const ms = state.clock[`${c}_ms`];
       const running = state.clock.running === c;
       const left = running && ms != null ? ms - (performance.now() - received) : ms;
       return h("div", { class: `player ${state.to_move === c ? "to-move" : ""}`, "data-color": c },
-        h("div", {}, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name" }, seat ? seat.name : "(free seat)"),
-          seat && seat.kind !== "person" ? h("span", { class: "muted" }, ` · ${seat.kind}`) : null,
-          seat && !seat.connected ? h("span", { class: "muted" }, " · away") : null,
+        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name" }, seat ? seat.name : "(free seat)"),
           mine === c ? h("b", {}, " (you)") : null),
-        h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}` }, fmtClock(left)));
+        h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : "waiting"),
+        h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
     }));
     status.textContent = statusText(mine);
     spectators.textContent = `· ${state.spectators} watching`;
-    moves.replaceChildren(...state.moves.map((m, i) => h("span", {}, `${i + 1}. ${m} `)));
+    const items = [];
+    for (let i = 0; i < state.moves.length; i += 2) {
+      items.push(h("li", {}, h("span", { class: "mv" }, state.moves[i]), " ", h("span", { class: "mv" }, state.moves[i + 1] || "")));
+    }
+    moves.replaceChildren(...items);
     moves.scrollTop = moves.scrollHeight;
     offers.replaceChildren();
     const them = mine === "black" ? "white" : "black";
@@ -251,13 +275,31 @@ function roomPage(id) {
     if (mine && state.takeback_request === mine) offers.append(h("div", { class: "muted" }, "You asked to take back."));
     actions.replaceChildren();
     const free = state.seats.some((s) => !s);
+    const opponent = state.seats.find((s) => s && s.color === them);
     if (mine && state.status === "playing") {
-      actions.append(btn("resign", "Resign", { type: "resign" }), btn("draw", "Offer draw", { type: "draw" }), btn("takeback", "Take back", { type: "takeback" }));
+      const resign = h("button", { id: "resign", class: resignArmed ? "danger" : "", onclick: () => {
+        // One slip of a finger must not lose the game: ask once more.
+        if (resignArmed) { clearTimeout(resignArmed); resignArmed = null; conn.send({ type: "resign" }); return; }
+        resignArmed = setTimeout(() => { resignArmed = null; render(); }, 4000);
+        render();
+      } }, resignArmed ? "Really resign?" : "Resign");
+      const mineMoved = state.moves.length > (mine === "black" ? 0 : 1);
+      actions.append(resign,
+        state.draw_offer === them ? null : h("button", { id: "draw", disabled: state.draw_offer === mine, onclick: () => conn.send({ type: "draw" }) },
+          state.draw_offer === mine ? "Draw offered" : "Offer draw"));
+      if (opponent && opponent.kind !== "program" && mineMoved && !state.takeback_request) actions.append(btn("takeback", "Take back", { type: "takeback" }));
     }
-    if (mine && state.status === "over") actions.append(btn("rematch", state.rematch.includes(mine) ? "Rematch asked…" : "Rematch (colours swapped)", { type: "rematch" }));
+    // The engine's help is for games against it and for watchers, never
+    // a hidden hand in a game between people.
+    analyseBtn.hidden = state.status !== "playing" || (mine != null && !(opponent && opponent.kind === "engine"));
+    if (analyseBtn.hidden) analysis.replaceChildren();
+    if (mine && state.status === "over") {
+      const asked = state.rematch.includes(mine);
+      actions.append(btn("rematch", asked ? "Rematch asked…" : state.rematch.length ? "Accept rematch" : "Rematch (colours swapped)", { type: "rematch" }, asked ? "" : "primary"));
+    }
     if (state.status === "waiting" && free) {
-      if (mySeat == null && !watchOnly) actions.append(btn("take-seat", "Take the free seat", { type: "join", room: id, play: true }));
-      actions.append(btn("invite-engine", "Seat the computer", { type: "invite_engine", level: 2 }));
+      if (mySeat == null && !watchOnly) actions.append(btn("take-seat", "Take the free seat", { type: "join", room: id, play: true }, "primary"));
+      if (mySeat != null) actions.append(btn("invite-engine", "Play the computer instead", { type: "invite_engine", level: 2 }));
     }
   }
 
@@ -268,12 +310,13 @@ function roomPage(id) {
     }
     if (state.status === "over") {
       const r = state.result;
-      const who = r.winner ? `${r.winner[0].toUpperCase()}${r.winner.slice(1)} wins` : "Draw";
+      const who = r.winner ? `${capital(r.winner)} wins` : "Draw";
       const you = mine ? (r.winner == null ? "" : r.winner === mine ? " — you won" : " — you lost") : "";
       return `${who} (${r.reason.replace(/-/g, " ")})${you}.`;
     }
-    const turn = state.to_move === mine ? "Your move" : `${state.to_move[0].toUpperCase()}${state.to_move.slice(1)} to move`;
-    return `${turn} · move ${state.moves.length + 1}`;
+    const turn = state.to_move === mine ? "Your move" : `${capital(state.to_move)} to move`;
+    const hint = state.to_move === mine && mine === "black" && state.forbidden.length ? " · ✕ marks points forbidden to black" : "";
+    return `${turn} · move ${state.moves.length + 1}${hint}`;
   }
 
   conn.on((msg) => {
@@ -284,8 +327,7 @@ function roomPage(id) {
       chatLog.append(h("div", { class: "chat-line" }, h("span", { class: "from" }, msg.from), ": ", h("span", { class: "text" }, msg.text)));
       chatLog.scrollTop = chatLog.scrollHeight;
     } else if (msg.type === "analysis") {
-      const a = msg.analysis;
-      analysis.textContent = a ? `best ${a.best} · score ${a.score} · depth ${a.depth} · pv ${a.pv.join(" ")}` : "no analysis (the game is over)";
+      analysis.replaceChildren(...analysisView(msg.analysis, state));
     } else if (msg.type === "error" && msg.code === "no_such_room") {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
     }
@@ -294,25 +336,63 @@ function roomPage(id) {
   return () => conn.send({ type: "join", room: id, play: !watchOnly });
 }
 
+function capital(word) { return word[0].toUpperCase() + word.slice(1); }
+
+function copyText(text) {
+  if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => toast("Link copied"), () => toast(text));
+  else toast(text);
+}
+
+// The engine's view as engine GUIs show it: who stands better, how deep it
+// looked, and the line it expects.
+function analysisView(a, state) {
+  if (!a) return ["No analysis: the game is over."];
+  const side = state && state.to_move ? state.to_move : "black";
+  const other = side === "black" ? "white" : "black";
+  const win = Math.abs(a.score) > 29000;
+  const ahead = a.score >= 0 ? side : other;
+  const verdict = win ? `${capital(ahead)} has a forced win`
+    : Math.abs(a.score) < 50 ? "About even" : `${capital(ahead)} is better (${a.score > 0 ? "+" : ""}${a.score} for ${side})`;
+  return [h("div", { id: "analysis-verdict" }, h("b", {}, verdict)),
+    h("div", {}, "Best move ", h("b", { id: "analysis-best" }, a.best), ` · depth ${a.depth} · ${a.nodes.toLocaleString()} nodes`),
+    h("div", { id: "analysis-pv", class: "pv" }, "Line: ", a.pv.length ? a.pv.join(" ") : a.best)];
+}
+
 // ---- records ----------------------------------------------------------------------
+
+const RULES = ["renju", "renju-simplified", "freestyle", "standard"];
+
+function resultText(winner, reason) {
+  return `${winner === "draw" || winner == null ? "Draw" : `${capital(winner)} wins`} (${String(reason).replace(/-/g, " ")})`;
+}
 
 async function gamesPage() {
   const params = new URLSearchParams(location.search);
-  const player = h("input", { id: "filter-player", placeholder: "player (exact name)", value: params.get("player") || "" });
+  const player = h("input", { id: "filter-player", placeholder: "player (exact name)", "aria-label": "player", value: params.get("player") || "" });
+  const select = (id, label, values, chosen) => h("select", { id, "aria-label": label },
+    h("option", { value: "" }, `any ${label}`), ...values.map(([v, text]) => h("option", { value: v, selected: v === chosen }, text)));
+  const rule = select("filter-rule", "rule", RULES.map((r) => [r, r]), params.get("rule"));
+  const result = select("filter-result", "result", [["black", "black won"], ["white", "white won"], ["draw", "draw"]], params.get("result"));
   const list = h("tbody", { id: "games" });
   const load = async () => {
-    const q = new URLSearchParams({ player: player.value.trim() });
-    const games = await (await fetch(`/api/games?${q}`)).json();
-    list.replaceChildren(...(games.length ? games.map((g) => h("tr", {},
-      h("td", {}, new Date(g.ended_unix_ms).toLocaleString()),
-      h("td", {}, `${g.players[0]} / ${g.players[1]}`), h("td", {}, g.rule),
-      h("td", {}, `${g.result} (${g.reason})`),
-      h("td", {}, h("a", { href: `/games/${encodeURIComponent(g.id)}` }, "replay")))) : [h("tr", {}, h("td", { class: "muted" }, "No games yet."))]));
+    const q = new URLSearchParams();
+    for (const [k, e] of [["player", player], ["rule", rule], ["result", result]]) if (e.value.trim()) q.set(k, e.value.trim());
+    history.replaceState(null, "", `/games${q.toString() ? `?${q}` : ""}`);
+    const res = await fetch(`/api/games?${q}`);
+    const games = res.ok ? await res.json() : [];
+    list.replaceChildren(...(games.length ? games.map((g) => h("tr", { "data-game": g.id },
+      h("td", { "data-label": "Ended" }, new Date(g.ended_unix_ms).toLocaleString()),
+      h("td", { "data-label": "Players" }, `${g.players[0]} (black) / ${g.players[1]} (white)`),
+      h("td", { "data-label": "Rule" }, g.rule),
+      h("td", { "data-label": "Result" }, resultText(g.result, g.reason)),
+      h("td", {}, h("a", { href: `/games/${encodeURIComponent(g.id)}`, class: "replay" }, "replay")))) : [h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No games match."))]));
   };
   player.addEventListener("keydown", (e) => { if (e.key === "Enter") load(); });
+  rule.addEventListener("change", load);
+  result.addEventListener("change", load);
   main.replaceChildren(h("div", { class: "panel" }, h("h2", {}, "Recent games"),
-    h("div", { class: "row" }, player, h("button", { id: "filter", onclick: load }, "Filter")),
-    h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", {}, "Ended"), h("th", {}, "Black / White"), h("th", {}, "Rule"), h("th", {}, "Result"), h("th", {}, ""))), list)));
+    h("div", { class: "row" }, player, rule, result, h("button", { id: "filter", onclick: load }, "Filter")),
+    h("table", { class: "list cards" }, h("thead", {}, h("tr", {}, h("th", {}, "Ended"), h("th", {}, "Players"), h("th", {}, "Rule"), h("th", {}, "Result"), h("th", {}, ""))), list)));
   await load();
 }
 
@@ -322,28 +402,53 @@ async function replayPage(id) {
   const g = await res.json();
   if (g.game === "bingo") { bingoReplay(bingoCtx, id, g); return; }
   const moves = g.moves.map((m) => m.point);
+  const setup = (g.setup || []).map(([p, c]) => [p, c]);
+  // Moves alternate from the side that did not place the last setup stone
+  // (black when there is none, or when the setup is balanced).
+  const blacks = setup.filter((s) => s[1] === "black").length;
+  const first = blacks > setup.length - blacks ? "white" : "black";
+  const second = first === "black" ? "white" : "black";
+  const stones = setup.concat(moves.map((m, i) => [m, i % 2 === 0 ? first : second]));
+  const finalLine = g.reason === "five" && moves.length ? lineThrough(stones, moves[moves.length - 1]) : [];
   let at = moves.length;
   const boardBox = h("div", { class: "board-wrap", id: "board" });
   const board = createBoard(boardBox, null);
-  const info = h("div", { class: "status", id: "replay-at" });
-  const show = () => {
-    drawBoard(board, { moves: moves.slice(0, at), numbers: true });
-    info.textContent = `move ${at} of ${moves.length}${at ? ` (${moves[at - 1]})` : ""}`;
-  };
+  const info = h("div", { class: "status", id: "replay-at", role: "status" });
+  const list = h("ol", { class: "moves", id: "replay-moves" });
   const go = (n) => { at = Math.max(0, Math.min(moves.length, n)); show(); };
+  const show = () => {
+    drawBoard(board, { moves: moves.slice(0, at), numbers: true, setup, first, line: at === moves.length ? finalLine : [] });
+    const t = g.moves[at - 1] && g.moves[at - 1].millis != null ? ` · ${(g.moves[at - 1].millis / 1000).toFixed(1)} s` : "";
+    info.textContent = `move ${at} of ${moves.length}${at ? ` (${moves[at - 1]}${t})` : ""}`;
+    for (const b of list.querySelectorAll("button")) b.classList.toggle("current", Number(b.dataset.move) === at);
+  };
+  const items = [];
+  for (let i = 0; i < moves.length; i += 2) {
+    const mv = (k) => k < moves.length ? h("button", { class: "mv", "data-move": k + 1, onclick: () => go(k + 1) }, moves[k]) : null;
+    items.push(h("li", {}, mv(i), " ", mv(i + 1)));
+  }
+  list.replaceChildren(...items);
   document.addEventListener("keydown", (e) => {
-    if (e.key === "ArrowLeft") go(at - 1); else if (e.key === "ArrowRight") go(at + 1);
-    else if (e.key === "Home") go(0); else if (e.key === "End") go(moves.length);
+    if (e.target instanceof HTMLInputElement) return;
+    const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: moves.length }[e.key];
+    if (to !== undefined) { e.preventDefault(); go(to); }
   });
   const base = `/games/${encodeURIComponent(id)}`;
-  main.replaceChildren(h("div", { class: "room-layout" }, h("div", {}, boardBox),
-    h("div", { class: "panel" }, h("h2", {}, `${g.black} (black) vs ${g.white} (white)`),
-      h("p", {}, `${g.rule} · ${g.result} (${g.reason}) · ${new Date(g.started_unix_ms).toLocaleString()}`),
+  const ctl = (bid, label, title, to) => h("button", { id: bid, title, "aria-label": title, onclick: () => go(to()) }, label);
+  main.replaceChildren(h("div", { class: "room-layout" },
+    h("div", { class: "panel room-top" }, h("h2", { id: "replay-title" }, `${g.black} (black) vs ${g.white} (white)`),
+      h("p", { id: "replay-result" }, `${g.rule} · ${resultText(g.winner, g.reason)} · ${new Date(g.started_unix_ms).toLocaleString()}`),
       info,
       h("div", { class: "replay-controls" },
-        h("button", { id: "first", onclick: () => go(0) }, "⏮"), h("button", { id: "prev", onclick: () => go(at - 1) }, "◀"),
-        h("button", { id: "next", onclick: () => go(at + 1) }, "▶"), h("button", { id: "last", onclick: () => go(moves.length) }, "⏭")),
-      h("p", {}, "Download: ", h("a", { href: `${base}.sgf` }, "SGF"), " · ", h("a", { href: `${base}.psq` }, "PSQ"), " · ", h("a", { href: `${base}.json` }, "JSON")))));
+        ctl("first", "|◀", "first move", () => 0), ctl("prev", "◀", "previous move (←)", () => at - 1),
+        ctl("next", "▶", "next move (→)", () => at + 1), ctl("last", "▶|", "last move", () => moves.length)),
+      h("p", { class: "muted small" }, "Keys: ← → step, Home / End jump.")),
+    h("div", { class: "room-board" }, boardBox),
+    h("div", { class: "room-side" },
+      h("div", { class: "panel" }, h("h2", {}, "Moves"), list),
+      h("div", { class: "panel" }, "Download: ", h("a", { id: "export-sgf", href: `${base}.sgf`, download: `${id}.sgf` }, "SGF"), " · ",
+        h("a", { id: "export-psq", href: `${base}.psq`, download: `${id}.psq` }, "PSQ"), " · ",
+        h("a", { id: "export-json", href: `${base}.json`, download: `${id}.json` }, "JSON")))));
   show();
 }
 

@@ -32,9 +32,10 @@ export function createBoard(container, onPoint) {
   for (let i = 0; i < SIZE; i++) {
     el("line", { x1: sx(0), y1: sy(i), x2: sx(14), y2: sy(i) }, svg);
     el("line", { x1: sx(i), y1: sy(0), x2: sx(i), y2: sy(14) }, svg);
-    const letter = el("text", { x: sx(i), y: 15.55, class: "coord" }, svg);
+    // Coordinates sit clear of the edge stones (radius 0.46 around 1..15).
+    const letter = el("text", { x: sx(i), y: 15.74, class: "coord" }, svg);
     letter.textContent = LETTERS[i];
-    const num = el("text", { x: 0.45, y: sy(i), class: "coord" }, svg);
+    const num = el("text", { x: 0.3, y: sy(i), class: "coord" }, svg);
     num.textContent = String(i + 1);
   }
   for (const [x, y] of [[3, 3], [3, 11], [7, 7], [11, 3], [11, 11]]) {
@@ -46,7 +47,7 @@ export function createBoard(container, onPoint) {
     for (let y = 0; y < SIZE; y++) {
       const name = pointName(x, y);
       const hit = el("rect", {
-        x: sx(x) - 0.5, y: sy(y) - 0.5, width: 1, height: 1,
+        x: sx(x) - 0.5, y: sy(y) - 0.5, width: 1, height: 1, rx: 0.46,
         class: "hit", "data-point": name, role: "gridcell", "aria-label": name,
       }, hits);
       hit.addEventListener("click", () => onPoint && onPoint(name));
@@ -56,23 +57,33 @@ export function createBoard(container, onPoint) {
   return { svg, layer, hits };
 }
 
-// Draws stones (numbered if asked), the last move, black's forbidden
-// points and the winning line.
-export function drawBoard(board, { moves = [], forbidden = [], line = [], numbers = false }) {
+// Draws stones (numbered if asked; `setup` stones, as [point, colour], come
+// before the moves, which alternate from `first`), the last move, black's
+// forbidden points, the winning line and a stone about to be played
+// (`preview`, shown until a touch confirms it).
+export function drawBoard(board, { moves = [], forbidden = [], line = [], numbers = false, setup = [], first = "black", preview = null }) {
   const { layer, hits } = board;
   layer.replaceChildren();
-  moves.forEach((name, i) => {
+  const stone = (name, color) => {
     const p = parsePoint(name);
-    if (!p) return;
-    const color = i % 2 === 0 ? "black" : "white";
-    el("circle", { cx: sx(p[0]), cy: sy(p[1]), r: 0.46, class: color, "data-stone": name, "data-color": color }, layer);
-    if (numbers) {
-      const t = el("text", { x: sx(p[0]), y: sy(p[1]), class: `num on-${color}` }, layer);
+    if (p) el("circle", { cx: sx(p[0]), cy: sy(p[1]), r: 0.46, class: color, "data-stone": name, "data-color": color }, layer);
+    return p;
+  };
+  for (const [name, color] of setup) stone(name, color);
+  const second = first === "black" ? "white" : "black";
+  moves.forEach((name, i) => {
+    const color = i % 2 === 0 ? first : second;
+    const p = stone(name, color);
+    if (p && numbers) {
+      const last = i === moves.length - 1 ? " last-num" : "";
+      const t = el("text", { x: sx(p[0]), y: sy(p[1]), class: `num on-${color}${last}` }, layer);
       t.textContent = String(i + 1);
     }
   });
   const last = moves.length ? parsePoint(moves[moves.length - 1]) : null;
   if (last && !numbers) el("circle", { cx: sx(last[0]), cy: sy(last[1]), r: 0.2, class: "last", "data-last": moves[moves.length - 1] }, layer);
+  const ghost = preview && parsePoint(preview.point);
+  if (ghost) el("circle", { cx: sx(ghost[0]), cy: sy(ghost[1]), r: 0.46, class: `preview ${preview.color}`, "data-preview": preview.point }, layer);
   for (const name of forbidden) {
     const p = parsePoint(name);
     if (!p) continue;
@@ -90,4 +101,25 @@ export function drawBoard(board, { moves = [], forbidden = [], line = [], number
     if (forbiddenSet.has(hit.dataset.point)) hit.setAttribute("data-forbidden", "1");
     else hit.removeAttribute("data-forbidden");
   }
+}
+
+// The five (or more) in a row through `point`, or [] (for replays, whose
+// records keep no line; live games get theirs from the server).
+export function lineThrough(stones, point) {
+  const at = new Map(stones.map(([name, color]) => [name, color]));
+  const color = at.get(point);
+  const p = parsePoint(point);
+  if (!color || !p) return [];
+  for (const [dx, dy] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
+    const line = [point];
+    for (const sign of [1, -1]) {
+      for (let k = 1; k < SIZE; k++) {
+        const x = p[0] + sign * k * dx, y = p[1] + sign * k * dy;
+        if (x < 0 || y < 0 || x >= SIZE || y >= SIZE || at.get(pointName(x, y)) !== color) break;
+        line.push(pointName(x, y));
+      }
+    }
+    if (line.length >= 5) return line;
+  }
+  return [];
 }

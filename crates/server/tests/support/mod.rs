@@ -86,6 +86,17 @@ pub async fn start_driver() -> Option<Driver> {
 }
 
 pub async fn browser(driver: &mut Driver, width: u32, height: u32) -> Client {
+    browser_with(driver, width, height, json!({})).await
+}
+
+/// A browser whose `goog:chromeOptions` also hold `options` (for example a
+/// phone's touch screen through `mobileEmulation`).
+pub async fn browser_with(
+    driver: &mut Driver,
+    width: u32,
+    height: u32,
+    options: serde_json::Value,
+) -> Client {
     let profile =
         std::env::temp_dir().join(format!("madang-chromium-{}", server::rooms::random_id()));
     driver.profiles.push(profile.clone());
@@ -102,8 +113,12 @@ pub async fn browser(driver: &mut Driver, width: u32, height: u32) -> Client {
         format!("--window-size={width},{height}"),
         format!("--user-data-dir={}", profile.display()),
     ];
+    let mut chrome = json!({ "args": args });
+    if let (Some(chrome), Some(extra)) = (chrome.as_object_mut(), options.as_object()) {
+        chrome.extend(extra.clone());
+    }
     let mut caps = serde_json::Map::new();
-    caps.insert("goog:chromeOptions".into(), json!({ "args": args }));
+    caps.insert("goog:chromeOptions".into(), chrome);
     ClientBuilder::native()
         .capabilities(caps)
         .connect(&driver.url)

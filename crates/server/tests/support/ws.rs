@@ -49,19 +49,24 @@ pub async fn send(ws: &mut Ws, v: Value) {
 
 /// The next message of `kind`, skipping others (within 10 s).
 pub async fn next(ws: &mut Ws, kind: &str) -> Value {
+    next_where(ws, |v| v["type"] == kind).await
+}
+
+/// The next message that `want` accepts, skipping others (within 10 s).
+pub async fn next_where(ws: &mut Ws, want: impl Fn(&Value) -> bool) -> Value {
     tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             let msg = ws.next().await.unwrap().unwrap();
             if let Message::Text(t) = msg {
                 let v: Value = serde_json::from_str(&t).unwrap();
-                if v["type"] == kind {
+                if want(&v) {
                     return v;
                 }
             }
         }
     })
     .await
-    .unwrap_or_else(|_| panic!("no {kind} message"))
+    .unwrap_or_else(|_| panic!("the awaited message never came"))
 }
 
 /// Connects and says hello; returns the socket and the `welcome`.
