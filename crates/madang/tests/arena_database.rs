@@ -1,0 +1,333 @@
+//! `madang arena` on a database: a local run saves every game in SQLite
+//! (also after a resume, each game once); on a real PostgreSQL
+//! (`MADANG_TEST_POSTGRES`, which `.ci/run` sets; under `CI` the tests fail
+//! without it), two worker processes share a tournament and play every game
+//! exactly once, and a worker killed with SIGKILL mid-game loses only that
+//! game, which the other worker plays again.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use store::{JobStatus, RecentFilter, Store, TournamentGame};
+
+const EXE: &str = env!("CARGO_BIN_EXE_madang");
+
+/// Small, fast games: tiny node limits, adjudicated draws.
+const ENGINES: [&str; 4] = [
+    "--engine",
+    "builtin:nodes=60,hash=1",
+    "--engine",
+    "builtin:nodes=20,hash=1",
+];
+
+/// How long any command of these tests may run.
+const LIMIT: Duration = Duration::from_secs(300);
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("madang-arena-db-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The PostgreSQL to test against; `None` (the test is skipped) only
+/// outside CI.
+fn postgres() -> Option<String> {
+    match std::env::var("MADANG_TEST_POSTGRES") {
+        Ok(url) => Some(url),
+        Err(_) if std::env::var_os("CI").is_some() => {
+            panic!("CI is set but MADANG_TEST_POSTGRES is not: .ci/run starts the PostgreSQL")
+        }
+        Err(_) => {
+            eprintln!("skipped: set MADANG_TEST_POSTGRES to a PostgreSQL database URL");
+            None
+        }
+    }
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Runtime::new().unwrap()
+}
+
+/// Runs `madang` to its end (killed past [`LIMIT`]).
+fn madang(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let child = spawn(args, env);
+    wait(child)
+}
+
+fn spawn(args: &[&str], env: &[(&str, &str)]) -> Child {
+    Command::new(EXE)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait(mut child: Child) -> Output {
+    let deadline = Instant::now() + LIMIT;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "madang ran past {LIMIT:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// The game numbers a run or worker printed as played.
+fn played(stdout: &str) -> Vec<u32> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("game ")?.split(':').next()?.parse().ok())
+        .collect()
+}
+
+/// Submits a tournament and returns its id.
+fn submit(url: &str, extra: &[&str]) -> String {
+    let mut args = vec!["arena", "--database", url, "--submit"];
+    args.extend(ENGINES);
+    args.extend(["--draw-after", "40", "--turn-time", "10s"]);
+    args.extend(extra);
+    let stdout = ok(&madang(&args, &[]));
+    let id = stdout.lines().next().unwrap().trim().to_owned();
+    assert_eq!(id.len(), 32, "{stdout}");
+    id
+}
+
+/// Checks that every game of tournament `id` is done, stored once under
+/// the tournament, and returns them.
+fn all_done_once(store: &Store, id: &str, games: usize) -> Vec<TournamentGame> {
+    let rt = rt();
+    let jobs = rt.block_on(store.tournament_games(id)).unwrap();
+    assert_eq!(jobs.len(), games);
+    let mut linked = BTreeSet::new();
+    for job in &jobs {
+        let JobStatus::Done { result, game_id } = &job.status else {
+            panic!("game {} is not done: {:?}", job.index, job.status);
+        };
+        assert_eq!(result["index"], job.index, "{result}");
+        linked.insert(game_id.clone());
+        let game = rt.block_on(store.game(game_id)).unwrap().unwrap();
+        assert_eq!(game.summary.tournament.as_deref(), Some(id));
+    }
+    let filter = RecentFilter {
+        tournament: Some(id.to_owned()),
+        limit: RecentFilter::MAX_LIMIT,
+        ..RecentFilter::default()
+    };
+    let listed: BTreeSet<String> = rt
+        .block_on(store.recent(&filter))
+        .unwrap()
+        .games
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(
+        listed, linked,
+        "every game stored once, under its tournament"
+    );
+    jobs
+}
+
+fn open(url: &str) -> Store {
+    rt().block_on(Store::open(url)).unwrap()
+}
+
+fn tournament_of(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("database.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["tournament"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_local_run_saves_every_game_in_sqlite_once() {
+    let root = tmp("sqlite");
+    let url = format!("sqlite://{}", root.join("madang.db").display());
+    let run = |out: &Path, database: bool| {
+        let mut args = vec!["arena", "--out", out.to_str().unwrap()];
+        args.extend(ENGINES);
+        args.extend(["--games", "4", "--draw-after", "40", "--seed", "3"]);
+        if database {
+            args.extend(["--database", &url]);
+        }
+        played(&ok(&madang(&args, &[])))
+    };
+    // Saved as they end.
+    let live = root.join("live");
+    assert_eq!(run(&live, true).len(), 4);
+    let id = tournament_of(&live);
+    let store = open(&url);
+    let jobs = all_done_once(&store, &id, 4);
+    let lines = std::fs::read_to_string(live.join("results.jsonl")).unwrap();
+    for (job, line) in jobs.iter().zip(lines.lines()) {
+        let JobStatus::Done { result, .. } = &job.status else {
+            unreachable!()
+        };
+        let line: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(result["moves"], line["moves"]);
+        assert_eq!(job.attempts, 1);
+    }
+    // Run again on the same directory: nothing left to play, nothing
+    // stored twice.
+    let again = ok(&madang(
+        &[
+            "arena",
+            "--resume",
+            live.to_str().unwrap(),
+            "--database",
+            &url,
+        ],
+        &[],
+    ));
+    assert!(played(&again).is_empty(), "{again}");
+    all_done_once(&store, &id, 4);
+    // Played without a database, then resumed with one: the games already
+    // played go into the database too.
+    let later = root.join("later");
+    assert_eq!(run(&later, false).len(), 4);
+    ok(&madang(
+        &[
+            "arena",
+            "--resume",
+            later.to_str().unwrap(),
+            "--database",
+            &url,
+        ],
+        &[],
+    ));
+    let later_id = tournament_of(&later);
+    assert_ne!(later_id, id);
+    all_done_once(&store, &later_id, 4);
+    rt().block_on(store.close());
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn two_workers_play_every_game_exactly_once() {
+    let Some(url) = postgres() else { return };
+    let id = submit(&url, &["--games", "8", "--seed", "5"]);
+    let worker = |name: &str| {
+        spawn(
+            &[
+                "arena",
+                "worker",
+                "--database",
+                &url,
+                "--tournament",
+                &id,
+                "--name",
+                name,
+            ],
+            &[],
+        )
+    };
+    let (a, b) = (worker("a"), worker("b"));
+    let (a, b) = (played(&ok(&wait(a))), played(&ok(&wait(b))));
+    let mut all: Vec<u32> = a.iter().chain(&b).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (1..=8).collect::<Vec<_>>(), "a {a:?}, b {b:?}");
+    let store = open(&url);
+    let jobs = all_done_once(&store, &id, 8);
+    assert!(jobs.iter().all(|j| j.attempts == 1));
+    let status = ok(&madang(&["arena", "status", "--database", &url, &id], &[]));
+    assert!(
+        status.contains("8 games: 8 played, 0 being played, 0 pending"),
+        "{status}"
+    );
+    rt().block_on(store.close());
+}
+
+#[test]
+fn a_killed_worker_loses_only_its_game() {
+    let Some(url) = postgres() else { return };
+    // The first entrant is `madang brain`, except under the worker that is
+    // to die: there it never answers START (and ends when its pipe closes
+    // with the killed worker).
+    let hanging = format!(
+        "sh -c 'test -z \"$ARENA_TEST_HANG\" || exec cat >/dev/null; exec {EXE} brain --nodes 60 --hash-mb 1'"
+    );
+    let mut args = vec![
+        "arena",
+        "--database",
+        &url,
+        "--submit",
+        "--engine",
+        &hanging,
+    ];
+    args.extend(&ENGINES[..2]);
+    args.extend([
+        "--games",
+        "2",
+        "--draw-after",
+        "40",
+        "--turn-time",
+        "10s",
+        "--startup",
+        "60s",
+    ]);
+    let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
+    let worker = |name: &str, env: &[(&str, &str)]| {
+        spawn(
+            &[
+                "arena",
+                "worker",
+                "--database",
+                &url,
+                "--tournament",
+                &id,
+                "--name",
+                name,
+                "--lease",
+                "2s",
+            ],
+            env,
+        )
+    };
+    let mut doomed = worker("doomed", &[("ARENA_TEST_HANG", "1")]);
+    let store = open(&url);
+    let rt = rt();
+    // Wait for its claim of the first game.
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let jobs = rt.block_on(store.tournament_games(&id)).unwrap();
+        if matches!(&jobs[0].status, JobStatus::Claimed { worker, .. } if worker == "doomed/1") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never claimed: {jobs:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    doomed.kill().unwrap(); // SIGKILL
+    let out = doomed.wait_with_output().unwrap();
+    assert!(played(&String::from_utf8_lossy(&out.stdout)).is_empty());
+    let mut survivor = played(&ok(&wait(worker("survivor", &[]))));
+    survivor.sort_unstable();
+    assert_eq!(survivor, [1, 2]);
+    let jobs = all_done_once(&store, &id, 2);
+    let attempts: Vec<u32> = jobs.iter().map(|j| j.attempts).collect();
+    assert_eq!(
+        attempts,
+        [2, 1],
+        "the killed worker's game was played again"
+    );
+    rt.block_on(store.close());
+}
