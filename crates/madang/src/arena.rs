@@ -729,10 +729,6 @@ fn run_worker(args: WorkerArgs) -> Result<()> {
     };
     let db = database::Db::open(&args.database)?;
     catch_signals();
-    println!(
-        "worker {}: playing tournament {}, {} at once",
-        config.name, config.tournament, config.concurrency
-    );
     let played = database::work(&db, &config);
     db.close();
     println!(

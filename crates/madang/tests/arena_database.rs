@@ -2,8 +2,12 @@
 //! (also after a resume, each game once); on a real PostgreSQL
 //! (`MADANG_TEST_POSTGRES`, which `.ci/run` sets; under `CI` the tests fail
 //! without it), two worker processes share a tournament and play every game
-//! exactly once, and a worker killed with SIGKILL mid-game loses only that
-//! game, which the other worker plays again.
+//! exactly once, a worker killed with SIGKILL mid-game loses only that
+//! game, which the other worker plays again, one stopped with SIGTERM hands
+//! its game back at once, and a decided SPRT stops every worker.
+
+// kill(2) to send SIGTERM needs unsafe; the block says why it is sound.
+#![allow(unsafe_code)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -329,5 +333,112 @@ fn a_killed_worker_loses_only_its_game() {
         [2, 1],
         "the killed worker's game was played again"
     );
+    rt.block_on(store.close());
+}
+
+#[test]
+fn the_sprt_stops_every_worker() {
+    let Some(url) = postgres() else { return };
+    // A strong and a weak engine: decided after a few opening pairs (the
+    // same settings decide after 5 games in one process).
+    let args = [
+        "arena",
+        "--database",
+        &url,
+        "--submit",
+        "-e",
+        "builtin:nodes=3000,hash=1",
+        "-e",
+        "builtin:nodes=30,hash=1",
+        "--games",
+        "40",
+        "--draw-after",
+        "60",
+        "--sprt",
+        "elo0=0 elo1=200 alpha=0.2 beta=0.2",
+    ];
+    let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
+    let worker = |name: &str| {
+        spawn(
+            &[
+                "arena",
+                "worker",
+                "--database",
+                &url,
+                "--tournament",
+                &id,
+                "--name",
+                name,
+            ],
+            &[],
+        )
+    };
+    let (a, b) = (worker("a"), worker("b"));
+    let played = played(&ok(&wait(a))).len() + played(&ok(&wait(b))).len();
+    assert!((4..40).contains(&played), "{played} games played");
+    let status = ok(&madang(&["arena", "status", "--database", &url, &id], &[]));
+    assert!(
+        status.contains(&format!("40 games: {played} played, 0 being played")),
+        "{status}"
+    );
+    let verdict = status.lines().find(|l| l.starts_with("SPRT: ")).unwrap();
+    assert!(
+        verdict.ends_with("H0") || verdict.ends_with("H1"),
+        "{status}"
+    );
+}
+
+#[test]
+fn an_interrupted_worker_hands_its_game_back_at_once() {
+    let Some(url) = postgres() else { return };
+    // Never answers START: the game lasts until the worker is stopped.
+    let mut args = vec![
+        "arena",
+        "--database",
+        &url,
+        "--submit",
+        "-e",
+        "sh -c 'exec cat >/dev/null'",
+    ];
+    args.extend(&ENGINES[..2]);
+    args.extend(["--games", "2", "--startup", "60s"]);
+    let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
+    let child = spawn(
+        &[
+            "arena",
+            "worker",
+            "--database",
+            &url,
+            "--tournament",
+            &id,
+            "--lease",
+            "10m",
+        ],
+        &[],
+    );
+    let store = open(&url);
+    let rt = rt();
+    let deadline = Instant::now() + LIMIT;
+    while !matches!(
+        rt.block_on(store.tournament_games(&id)).unwrap()[0].status,
+        JobStatus::Claimed { .. }
+    ) {
+        assert!(Instant::now() < deadline, "never claimed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let out = wait(child);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("interrupted after 0 games"), "{stderr}");
+    // Pending again long before the 10-minute lease.
+    let jobs = rt.block_on(store.tournament_games(&id)).unwrap();
+    assert_eq!(jobs[0].status, JobStatus::Pending);
+    assert_eq!(jobs[0].attempts, 1);
+    assert_eq!(jobs[1].status, JobStatus::Pending);
     rt.block_on(store.close());
 }

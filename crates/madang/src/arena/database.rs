@@ -225,6 +225,10 @@ struct Worker<'a> {
 pub(super) fn work(db: &Db, config: &WorkerConfig) -> Result<u32> {
     let settings = settings(db, &config.tournament)?;
     let openings = settings.validate()?;
+    println!(
+        "worker {}: playing tournament {}, {} at once",
+        config.name, config.tournament, config.concurrency
+    );
     let names: Vec<String> = settings.entrants.iter().map(|e| e.name.clone()).collect();
     let worker = Worker {
         db,
