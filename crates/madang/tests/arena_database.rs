@@ -106,6 +106,22 @@ fn played(stdout: &str) -> Vec<u32> {
         .collect()
 }
 
+/// Starts `madang arena worker` named `name` on tournament `id`.
+fn worker(url: &str, id: &str, name: &str, args: &[&str], env: &[(&str, &str)]) -> Child {
+    let mut all = vec![
+        "arena",
+        "worker",
+        "--database",
+        url,
+        "--tournament",
+        id,
+        "--name",
+        name,
+    ];
+    all.extend(args);
+    spawn(&all, env)
+}
+
 /// Submits a tournament and returns its id.
 fn submit(url: &str, extra: &[&str]) -> String {
     let mut args = vec!["arena", "--database", url, "--submit"];
@@ -230,22 +246,10 @@ fn a_local_run_saves_every_game_in_sqlite_once() {
 fn two_workers_play_every_game_exactly_once() {
     let Some(url) = postgres() else { return };
     let id = submit(&url, &["--games", "8", "--seed", "5"]);
-    let worker = |name: &str| {
-        spawn(
-            &[
-                "arena",
-                "worker",
-                "--database",
-                &url,
-                "--tournament",
-                &id,
-                "--name",
-                name,
-            ],
-            &[],
-        )
-    };
-    let (a, b) = (worker("a"), worker("b"));
+    let (a, b) = (
+        worker(&url, &id, "a", &[], &[]),
+        worker(&url, &id, "b", &[], &[]),
+    );
     let (a, b) = (played(&ok(&wait(a))), played(&ok(&wait(b))));
     let mut all: Vec<u32> = a.iter().chain(&b).copied().collect();
     all.sort_unstable();
@@ -290,24 +294,8 @@ fn a_killed_worker_loses_only_its_game() {
         "60s",
     ]);
     let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
-    let worker = |name: &str, env: &[(&str, &str)]| {
-        spawn(
-            &[
-                "arena",
-                "worker",
-                "--database",
-                &url,
-                "--tournament",
-                &id,
-                "--name",
-                name,
-                "--lease",
-                "2s",
-            ],
-            env,
-        )
-    };
-    let mut doomed = worker("doomed", &[("ARENA_TEST_HANG", "1")]);
+    let lease = ["--lease", "2s"];
+    let mut doomed = worker(&url, &id, "doomed", &lease, &[("ARENA_TEST_HANG", "1")]);
     let store = open(&url);
     let rt = rt();
     // Wait for its claim of the first game.
@@ -323,7 +311,7 @@ fn a_killed_worker_loses_only_its_game() {
     doomed.kill().unwrap(); // SIGKILL
     let out = doomed.wait_with_output().unwrap();
     assert!(played(&String::from_utf8_lossy(&out.stdout)).is_empty());
-    let mut survivor = played(&ok(&wait(worker("survivor", &[]))));
+    let mut survivor = played(&ok(&wait(worker(&url, &id, "survivor", &lease, &[]))));
     survivor.sort_unstable();
     assert_eq!(survivor, [1, 2]);
     let jobs = all_done_once(&store, &id, 2);
@@ -358,22 +346,10 @@ fn the_sprt_stops_every_worker() {
         "elo0=0 elo1=200 alpha=0.2 beta=0.2",
     ];
     let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
-    let worker = |name: &str| {
-        spawn(
-            &[
-                "arena",
-                "worker",
-                "--database",
-                &url,
-                "--tournament",
-                &id,
-                "--name",
-                name,
-            ],
-            &[],
-        )
-    };
-    let (a, b) = (worker("a"), worker("b"));
+    let (a, b) = (
+        worker(&url, &id, "a", &[], &[]),
+        worker(&url, &id, "b", &[], &[]),
+    );
     let played = played(&ok(&wait(a))).len() + played(&ok(&wait(b))).len();
     assert!((4..40).contains(&played), "{played} games played");
     let status = ok(&madang(&["arena", "status", "--database", &url, &id], &[]));
@@ -403,19 +379,7 @@ fn an_interrupted_worker_hands_its_game_back_at_once() {
     args.extend(&ENGINES[..2]);
     args.extend(["--games", "2", "--startup", "60s"]);
     let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
-    let child = spawn(
-        &[
-            "arena",
-            "worker",
-            "--database",
-            &url,
-            "--tournament",
-            &id,
-            "--lease",
-            "10m",
-        ],
-        &[],
-    );
+    let child = worker(&url, &id, "stopped", &["--lease", "10m"], &[]);
     let store = open(&url);
     let rt = rt();
     let deadline = Instant::now() + LIMIT;
