@@ -8,6 +8,8 @@
 //! pending --claim_next--> claimed --finish--> done
 //!    ^                       |
 //!    +----release_stale------+   (the worker stopped heart-beating)
+//!    +----release------------+   (the worker was interrupted)
+//! pending or claimed --record_game--> done   (a run with its own schedule)
 //! ```
 //!
 //! A claim is identified by its attempt number: once a stale claim has been

@@ -82,6 +82,17 @@ async fn recorded_games_are_stored_once() {
             }
         );
         assert_eq!(games[1].attempts, 1);
+        // What a worker polls: the count, the games done, each one's row.
+        assert_eq!(store.tournament_progress(&id).await.unwrap(), (2, vec![1]));
+        assert_eq!(
+            store.tournament_game(&id, 1).await.unwrap().as_ref(),
+            Some(&games[1])
+        );
+        assert_eq!(store.tournament_game(&id, 2).await.unwrap(), None);
+        assert!(matches!(
+            store.tournament_progress("no-such-tournament").await,
+            Err(Error::UnknownTournament(_))
+        ));
         let filter = RecentFilter {
             tournament: Some(id.clone()),
             ..RecentFilter::default()
