@@ -729,12 +729,14 @@ fn run_worker(args: WorkerArgs) -> Result<()> {
     };
     let db = database::Db::open(&args.database)?;
     catch_signals();
-    let played = database::work(&db, &config);
+    let outcome = database::work(&db, &config);
     db.close();
-    println!(
-        "worker {}: {} games played; nothing left to play",
-        config.name, played?
+    let (played, verdict) = outcome?;
+    let why = verdict.map_or_else(
+        || "nothing left to play".to_owned(),
+        |v| format!("the SPRT has decided ({v:?})"),
     );
+    println!("worker {}: {played} games played; {why}", config.name);
     Ok(())
 }
 

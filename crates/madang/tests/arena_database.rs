@@ -350,7 +350,11 @@ fn the_sprt_stops_every_worker() {
         worker(&url, &id, "a", &[], &[]),
         worker(&url, &id, "b", &[], &[]),
     );
-    let played = played(&ok(&wait(a))).len() + played(&ok(&wait(b))).len();
+    let (a, b) = (ok(&wait(a)), ok(&wait(b)));
+    for out in [&a, &b] {
+        assert!(out.contains("games played; the SPRT has decided"), "{out}");
+    }
+    let played = played(&a).len() + played(&b).len();
     assert!((4..40).contains(&played), "{played} games played");
     let status = ok(&madang(&["arena", "status", "--database", &url, &id], &[]));
     assert!(

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use arena::entrant::clip;
 use arena::records::{ResultLine, ResultSink, read_results};
 use arena::schedule::Pairing;
 use arena::stats::SprtVerdict;
@@ -221,8 +222,8 @@ struct Worker<'a> {
 
 /// Plays games of a tournament in the database until none is left (or the
 /// SPRT has decided, or the worker is interrupted); returns how many it
-/// played.
-pub(super) fn work(db: &Db, config: &WorkerConfig) -> Result<u32> {
+/// played, and the SPRT's verdict if that is what stopped it.
+pub(super) fn work(db: &Db, config: &WorkerConfig) -> Result<(u32, Option<SprtVerdict>)> {
     let settings = settings(db, &config.tournament)?;
     let openings = settings.validate()?;
     println!(
@@ -260,35 +261,40 @@ pub(super) fn work(db: &Db, config: &WorkerConfig) -> Result<u32> {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| bail!("a game thread panicked")))
-            .sum::<Result<u32>>()
+        let mut total = (0, None);
+        for h in handles {
+            let (played, verdict) = h
+                .join()
+                .unwrap_or_else(|_| bail!("a game thread panicked"))?;
+            total = (total.0 + played, total.1.or(verdict));
+        }
+        anyhow::Ok(total)
     })?;
     if INTERRUPTED.load(Ordering::SeqCst) {
-        bail!("interrupted after {played} games: the games in progress were handed back");
+        bail!(
+            "interrupted after {} games: the games in progress were handed back",
+            played.0
+        );
     }
     Ok(played)
 }
 
 impl Worker<'_> {
     /// One game thread: claims, plays and records games until the
-    /// tournament is over.
-    fn work(&self, slot: usize) -> Result<u32> {
+    /// tournament is over; returns how many it played, and the SPRT's
+    /// verdict if that is what ended it.
+    fn work(&self, slot: usize) -> Result<(u32, Option<SprtVerdict>)> {
         let name = format!("{}/{}", self.config.name, slot + 1);
         // Waiting for games claimed by others to end or to be released.
         let poll = (self.config.lease / 4).min(Duration::from_secs(1));
         let mut played = 0;
         loop {
             if self.stopped() {
-                return Ok(played);
+                return Ok((played, None));
             }
             match self.stand()? {
-                Stand::Complete => return Ok(played),
-                Stand::Decided(verdict) => {
-                    tracing::info!(?verdict, "the SPRT has decided");
-                    return Ok(played);
-                }
+                Stand::Complete => return Ok((played, None)),
+                Stand::Decided(verdict) => return Ok((played, Some(verdict))),
                 Stand::Open => {}
             }
             let store = &self.db.store;
@@ -453,7 +459,9 @@ pub(super) fn status(db: &Db, id: &str) -> Result<Status> {
     let claimed = games
         .iter()
         .filter_map(|g| match &g.status {
-            JobStatus::Claimed { worker, .. } => Some(format!("game {} by {worker}", g.index + 1)),
+            JobStatus::Claimed { worker, .. } => {
+                Some(format!("game {} by {}", g.index + 1, clip(worker)))
+            }
             _ => None,
         })
         .collect();
