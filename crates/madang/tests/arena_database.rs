@@ -51,8 +51,26 @@ fn postgres() -> Option<String> {
     }
 }
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Runtime::new().unwrap()
+/// The store, and the runtime its connections live on.
+struct Db {
+    rt: tokio::runtime::Runtime,
+    store: Store,
+}
+
+impl Db {
+    fn open(url: &str) -> Db {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let store = rt.block_on(Store::open(url)).unwrap();
+        Db { rt, store }
+    }
+
+    fn call<T>(&self, f: impl Future<Output = store::Result<T>>) -> T {
+        self.rt.block_on(f).unwrap()
+    }
+
+    fn close(self) {
+        self.rt.block_on(self.store.close());
+    }
 }
 
 /// Runs `madang` to its end (killed past [`LIMIT`]).
@@ -136,9 +154,8 @@ fn submit(url: &str, extra: &[&str]) -> String {
 
 /// Checks that every game of tournament `id` is done, stored once under
 /// the tournament, and returns them.
-fn all_done_once(store: &Store, id: &str, games: usize) -> Vec<TournamentGame> {
-    let rt = rt();
-    let jobs = rt.block_on(store.tournament_games(id)).unwrap();
+fn all_done_once(db: &Db, id: &str, games: usize) -> Vec<TournamentGame> {
+    let jobs = db.call(db.store.tournament_games(id));
     assert_eq!(jobs.len(), games);
     let mut linked = BTreeSet::new();
     for job in &jobs {
@@ -147,7 +164,7 @@ fn all_done_once(store: &Store, id: &str, games: usize) -> Vec<TournamentGame> {
         };
         assert_eq!(result["index"], job.index, "{result}");
         linked.insert(game_id.clone());
-        let game = rt.block_on(store.game(game_id)).unwrap().unwrap();
+        let game = db.call(db.store.game(game_id)).unwrap();
         assert_eq!(game.summary.tournament.as_deref(), Some(id));
     }
     let filter = RecentFilter {
@@ -155,9 +172,8 @@ fn all_done_once(store: &Store, id: &str, games: usize) -> Vec<TournamentGame> {
         limit: RecentFilter::MAX_LIMIT,
         ..RecentFilter::default()
     };
-    let listed: BTreeSet<String> = rt
-        .block_on(store.recent(&filter))
-        .unwrap()
+    let listed: BTreeSet<String> = db
+        .call(db.store.recent(&filter))
         .games
         .into_iter()
         .map(|g| g.id)
@@ -169,8 +185,18 @@ fn all_done_once(store: &Store, id: &str, games: usize) -> Vec<TournamentGame> {
     jobs
 }
 
-fn open(url: &str) -> Store {
-    rt().block_on(Store::open(url)).unwrap()
+/// Waits until the first game of tournament `id` is claimed, and returns
+/// by whom.
+fn claimed_first(db: &Db, id: &str) -> String {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let jobs = db.call(db.store.tournament_games(id));
+        if let JobStatus::Claimed { worker, .. } = &jobs[0].status {
+            return worker.clone();
+        }
+        assert!(Instant::now() < deadline, "never claimed: {jobs:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 fn tournament_of(dir: &Path) -> String {
@@ -196,8 +222,8 @@ fn a_local_run_saves_every_game_in_sqlite_once() {
     let live = root.join("live");
     assert_eq!(run(&live, true).len(), 4);
     let id = tournament_of(&live);
-    let store = open(&url);
-    let jobs = all_done_once(&store, &id, 4);
+    let db = Db::open(&url);
+    let jobs = all_done_once(&db, &id, 4);
     let lines = std::fs::read_to_string(live.join("results.jsonl")).unwrap();
     for (job, line) in jobs.iter().zip(lines.lines()) {
         let JobStatus::Done { result, .. } = &job.status else {
@@ -220,7 +246,7 @@ fn a_local_run_saves_every_game_in_sqlite_once() {
         &[],
     ));
     assert!(played(&again).is_empty(), "{again}");
-    all_done_once(&store, &id, 4);
+    all_done_once(&db, &id, 4);
     // Played without a database, then resumed with one: the games already
     // played go into the database too.
     let later = root.join("later");
@@ -237,8 +263,8 @@ fn a_local_run_saves_every_game_in_sqlite_once() {
     ));
     let later_id = tournament_of(&later);
     assert_ne!(later_id, id);
-    all_done_once(&store, &later_id, 4);
-    rt().block_on(store.close());
+    all_done_once(&db, &later_id, 4);
+    db.close();
     std::fs::remove_dir_all(&root).unwrap();
 }
 
@@ -254,15 +280,15 @@ fn two_workers_play_every_game_exactly_once() {
     let mut all: Vec<u32> = a.iter().chain(&b).copied().collect();
     all.sort_unstable();
     assert_eq!(all, (1..=8).collect::<Vec<_>>(), "a {a:?}, b {b:?}");
-    let store = open(&url);
-    let jobs = all_done_once(&store, &id, 8);
+    let db = Db::open(&url);
+    let jobs = all_done_once(&db, &id, 8);
     assert!(jobs.iter().all(|j| j.attempts == 1));
     let status = ok(&madang(&["arena", "status", "--database", &url, &id], &[]));
     assert!(
         status.contains("8 games: 8 played, 0 being played, 0 pending"),
         "{status}"
     );
-    rt().block_on(store.close());
+    db.close();
 }
 
 #[test]
@@ -296,32 +322,22 @@ fn a_killed_worker_loses_only_its_game() {
     let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
     let lease = ["--lease", "2s"];
     let mut doomed = worker(&url, &id, "doomed", &lease, &[("ARENA_TEST_HANG", "1")]);
-    let store = open(&url);
-    let rt = rt();
-    // Wait for its claim of the first game.
-    let deadline = Instant::now() + LIMIT;
-    loop {
-        let jobs = rt.block_on(store.tournament_games(&id)).unwrap();
-        if matches!(&jobs[0].status, JobStatus::Claimed { worker, .. } if worker == "doomed/1") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "never claimed: {jobs:?}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let db = Db::open(&url);
+    assert_eq!(claimed_first(&db, &id), "doomed/1");
     doomed.kill().unwrap(); // SIGKILL
     let out = doomed.wait_with_output().unwrap();
     assert!(played(&String::from_utf8_lossy(&out.stdout)).is_empty());
     let mut survivor = played(&ok(&wait(worker(&url, &id, "survivor", &lease, &[]))));
     survivor.sort_unstable();
     assert_eq!(survivor, [1, 2]);
-    let jobs = all_done_once(&store, &id, 2);
+    let jobs = all_done_once(&db, &id, 2);
     let attempts: Vec<u32> = jobs.iter().map(|j| j.attempts).collect();
     assert_eq!(
         attempts,
         [2, 1],
         "the killed worker's game was played again"
     );
-    rt.block_on(store.close());
+    db.close();
 }
 
 #[test]
@@ -384,16 +400,8 @@ fn an_interrupted_worker_hands_its_game_back_at_once() {
     args.extend(["--games", "2", "--startup", "60s"]);
     let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
     let child = worker(&url, &id, "stopped", &["--lease", "10m"], &[]);
-    let store = open(&url);
-    let rt = rt();
-    let deadline = Instant::now() + LIMIT;
-    while !matches!(
-        rt.block_on(store.tournament_games(&id)).unwrap()[0].status,
-        JobStatus::Claimed { .. }
-    ) {
-        assert!(Instant::now() < deadline, "never claimed");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let db = Db::open(&url);
+    claimed_first(&db, &id);
     // SAFETY: kill(2) on our own child's pid.
     assert_eq!(
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
@@ -404,9 +412,35 @@ fn an_interrupted_worker_hands_its_game_back_at_once() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("interrupted after 0 games"), "{stderr}");
     // Pending again long before the 10-minute lease.
-    let jobs = rt.block_on(store.tournament_games(&id)).unwrap();
+    let jobs = db.call(db.store.tournament_games(&id));
     assert_eq!(jobs[0].status, JobStatus::Pending);
     assert_eq!(jobs[0].attempts, 1);
     assert_eq!(jobs[1].status, JobStatus::Pending);
-    rt.block_on(store.close());
+    db.close();
+}
+
+#[test]
+fn a_worker_past_its_lease_loses_the_game_to_another() {
+    let Some(url) = postgres() else { return };
+    // Under the slow worker, the first entrant starts 5 s late: its claim
+    // (never heart-beaten within the other worker's 1 s lease) is taken.
+    let late = format!(
+        "sh -c 'test -z \"$ARENA_TEST_SLOW\" || sleep 5; exec {EXE} brain --nodes 60 --hash-mb 1'"
+    );
+    let mut args = vec!["arena", "--database", &url, "--submit", "--engine", &late];
+    args.extend(&ENGINES[..2]);
+    args.extend(["--games", "1", "--draw-after", "40", "--startup", "60s"]);
+    let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
+    let slow = worker(&url, &id, "slow", &[], &[("ARENA_TEST_SLOW", "1")]);
+    let db = Db::open(&url);
+    claimed_first(&db, &id);
+    let quick = worker(&url, &id, "quick", &["--lease", "1s"], &[]);
+    assert_eq!(played(&ok(&wait(quick))), [1]);
+    let slow = wait(slow);
+    assert_eq!(played(&ok(&slow)), [] as [u32; 0]);
+    let stderr = String::from_utf8_lossy(&slow.stderr);
+    assert!(stderr.contains("result dropped"), "{stderr}");
+    let jobs = all_done_once(&db, &id, 1);
+    assert_eq!(jobs[0].attempts, 2);
+    db.close();
 }
