@@ -140,16 +140,34 @@ fn worker(url: &str, id: &str, name: &str, args: &[&str], env: &[(&str, &str)]) 
     spawn(&all, env)
 }
 
-/// Submits a tournament and returns its id.
-fn submit(url: &str, extra: &[&str]) -> String {
+/// Submits a tournament with these settings and returns its id.
+fn submit(url: &str, settings: &[&str]) -> String {
     let mut args = vec!["arena", "--database", url, "--submit"];
-    args.extend(ENGINES);
-    args.extend(["--draw-after", "40", "--turn-time", "10s"]);
-    args.extend(extra);
+    args.extend(settings);
     let stdout = ok(&madang(&args, &[]));
     let id = stdout.lines().next().unwrap().trim().to_owned();
     assert_eq!(id.len(), 32, "{stdout}");
     id
+}
+
+/// The variable that makes [`submit_switched`]'s first entrant misbehave.
+const SWITCH: &str = "ARENA_TEST_SWITCH";
+
+/// Submits a tournament of `games` games whose first entrant is `madang
+/// brain`, but under a worker with [`SWITCH`] set first runs the shell
+/// command `then`.
+fn submit_switched(url: &str, then: &str, games: &str) -> String {
+    let first =
+        format!("sh -c 'test -z \"${SWITCH}\" || {then}; exec {EXE} brain --nodes 60 --hash-mb 1'");
+    submit(
+        url,
+        &[
+            &["--engine", &first],
+            &ENGINES[..2],
+            &["--games", games, "--draw-after", "40", "--startup", "60s"],
+        ]
+        .concat(),
+    )
 }
 
 /// Checks that every game of tournament `id` is done, stored once under
@@ -271,7 +289,14 @@ fn a_local_run_saves_every_game_in_sqlite_once() {
 #[test]
 fn two_workers_play_every_game_exactly_once() {
     let Some(url) = postgres() else { return };
-    let id = submit(&url, &["--games", "8", "--seed", "5"]);
+    let id = submit(
+        &url,
+        &[
+            &ENGINES[..],
+            &["--games", "8", "--seed", "5", "--draw-after", "40"],
+        ]
+        .concat(),
+    );
     let (a, b) = (
         worker(&url, &id, "a", &[], &[]),
         worker(&url, &id, "b", &[], &[]),
@@ -297,31 +322,9 @@ fn a_killed_worker_loses_only_its_game() {
     // The first entrant is `madang brain`, except under the worker that is
     // to die: there it never answers START (and ends when its pipe closes
     // with the killed worker).
-    let hanging = format!(
-        "sh -c 'test -z \"$ARENA_TEST_HANG\" || exec cat >/dev/null; exec {EXE} brain --nodes 60 --hash-mb 1'"
-    );
-    let mut args = vec![
-        "arena",
-        "--database",
-        &url,
-        "--submit",
-        "--engine",
-        &hanging,
-    ];
-    args.extend(&ENGINES[..2]);
-    args.extend([
-        "--games",
-        "2",
-        "--draw-after",
-        "40",
-        "--turn-time",
-        "10s",
-        "--startup",
-        "60s",
-    ]);
-    let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
+    let id = submit_switched(&url, "exec cat >/dev/null", "2");
     let lease = ["--lease", "2s"];
-    let mut doomed = worker(&url, &id, "doomed", &lease, &[("ARENA_TEST_HANG", "1")]);
+    let mut doomed = worker(&url, &id, "doomed", &lease, &[(SWITCH, "1")]);
     let db = Db::open(&url);
     assert_eq!(claimed_first(&db, &id), "doomed/1");
     doomed.kill().unwrap(); // SIGKILL
@@ -345,23 +348,21 @@ fn the_sprt_stops_every_worker() {
     let Some(url) = postgres() else { return };
     // A strong and a weak engine: decided after a few opening pairs (the
     // same settings decide after 5 games in one process).
-    let args = [
-        "arena",
-        "--database",
+    let id = submit(
         &url,
-        "--submit",
-        "-e",
-        "builtin:nodes=3000,hash=1",
-        "-e",
-        "builtin:nodes=30,hash=1",
-        "--games",
-        "40",
-        "--draw-after",
-        "60",
-        "--sprt",
-        "elo0=0 elo1=200 alpha=0.2 beta=0.2",
-    ];
-    let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
+        &[
+            "-e",
+            "builtin:nodes=3000,hash=1",
+            "-e",
+            "builtin:nodes=30,hash=1",
+            "--games",
+            "40",
+            "--draw-after",
+            "60",
+            "--sprt",
+            "elo0=0 elo1=200 alpha=0.2 beta=0.2",
+        ],
+    );
     let (a, b) = (
         worker(&url, &id, "a", &[], &[]),
         worker(&url, &id, "b", &[], &[]),
@@ -388,17 +389,15 @@ fn the_sprt_stops_every_worker() {
 fn an_interrupted_worker_hands_its_game_back_at_once() {
     let Some(url) = postgres() else { return };
     // Never answers START: the game lasts until the worker is stopped.
-    let mut args = vec![
-        "arena",
-        "--database",
+    let id = submit(
         &url,
-        "--submit",
-        "-e",
-        "sh -c 'exec cat >/dev/null'",
-    ];
-    args.extend(&ENGINES[..2]);
-    args.extend(["--games", "2", "--startup", "60s"]);
-    let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
+        &[
+            &["-e", "sh -c 'exec cat >/dev/null'"],
+            &ENGINES[..2],
+            &["--games", "2", "--startup", "60s"],
+        ]
+        .concat(),
+    );
     let child = worker(&url, &id, "stopped", &["--lease", "10m"], &[]);
     let db = Db::open(&url);
     claimed_first(&db, &id);
@@ -424,14 +423,8 @@ fn a_worker_past_its_lease_loses_the_game_to_another() {
     let Some(url) = postgres() else { return };
     // Under the slow worker, the first entrant starts 5 s late: its claim
     // (never heart-beaten within the other worker's 1 s lease) is taken.
-    let late = format!(
-        "sh -c 'test -z \"$ARENA_TEST_SLOW\" || sleep 5; exec {EXE} brain --nodes 60 --hash-mb 1'"
-    );
-    let mut args = vec!["arena", "--database", &url, "--submit", "--engine", &late];
-    args.extend(&ENGINES[..2]);
-    args.extend(["--games", "1", "--draw-after", "40", "--startup", "60s"]);
-    let id = ok(&madang(&args, &[])).lines().next().unwrap().to_owned();
-    let slow = worker(&url, &id, "slow", &[], &[("ARENA_TEST_SLOW", "1")]);
+    let id = submit_switched(&url, "sleep 5", "1");
+    let slow = worker(&url, &id, "slow", &[], &[(SWITCH, "1")]);
     let db = Db::open(&url);
     claimed_first(&db, &id);
     let quick = worker(&url, &id, "quick", &["--lease", "1s"], &[]);

@@ -4,7 +4,7 @@
 //! PostgreSQL (`MADANG_TEST_POSTGRES`; under `CI` the test fails without
 //! it).
 
-use omok::records::{GameRecord, MoveRecord};
+use omok::records::GameRecord;
 use serde_json::json;
 use store::{Error, JobStatus, NewJob, RecentFilter, Store};
 
@@ -24,24 +24,9 @@ fn databases(dir: &tempfile::TempDir) -> Vec<String> {
     urls
 }
 
+/// Any game will do: two moves, as Piskvork wrote them.
 fn record() -> GameRecord {
-    GameRecord {
-        id: "game-00001".to_owned(),
-        rule: renju::Rule::Renju,
-        black: "a".to_owned(),
-        white: "b".to_owned(),
-        started_unix_ms: 1_700_000_000_000,
-        setup: Vec::new(),
-        moves: ["h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9", "l8"]
-            .iter()
-            .map(|p| MoveRecord {
-                point: p.parse().unwrap(),
-                millis: Some(5),
-            })
-            .collect(),
-        winner: Some(renju::Color::Black),
-        reason: omok::referee::EndReason::Five,
-    }
+    GameRecord::from_psq("Piskvorky 15x15, 11:11, 0\n8,8,0\n1,1,250\n-1\na\nb\n-1\n").unwrap()
 }
 
 fn jobs(n: usize) -> Vec<NewJob> {
