@@ -289,6 +289,19 @@ fn a_local_run_saves_every_game_in_sqlite_once() {
 #[test]
 fn two_workers_play_every_game_exactly_once() {
     let Some(url) = postgres() else { return };
+    two_workers(&url);
+}
+
+#[test]
+fn two_workers_share_a_sqlite_file_too() {
+    let root = tmp("workers");
+    two_workers(&format!("sqlite://{}", root.join("madang.db").display()));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Two worker processes play a tournament of 8 games on `url`.
+fn two_workers(url: &str) {
+    let url = url.to_owned();
     let id = submit(
         &url,
         &[
