@@ -259,10 +259,8 @@ impl Tournament {
     pub fn standings(&self, results: &[ResultLine]) -> Standings {
         let names: Vec<String> = self.entrants.iter().map(|e| e.name.clone()).collect();
         let mut standings = Standings::new(&names);
-        let mut lines: Vec<&ResultLine> = results
-            .iter()
-            .filter(|l| l.index < self.schedule().len())
-            .collect();
+        let scheduled = self.schedule().len();
+        let mut lines: Vec<&ResultLine> = results.iter().filter(|l| l.index < scheduled).collect();
         lines.sort_by_key(|l| l.index);
         lines.dedup_by_key(|l| l.index);
         for line in lines {
