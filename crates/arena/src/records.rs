@@ -108,8 +108,9 @@ impl ResultLine {
         }
     }
 
-    /// The record in the referee's format.
-    fn record(&self, rule: &str) -> GameRecord {
+    /// The record in the referee's format (what SGF, PSQ and the database
+    /// store).
+    pub fn to_record(&self, rule: &str) -> GameRecord {
         GameRecord {
             id: format!("game-{:05}", self.index + 1),
             rule: rule.parse().unwrap_or(Rule::Renju),
@@ -159,12 +160,12 @@ impl ResultLine {
 
     /// The game as SGF, each move with a comment holding its time.
     pub fn to_sgf(&self, rule: &str) -> String {
-        self.record(rule).to_sgf()
+        self.to_record(rule).to_sgf()
     }
 
     /// The game as Piskvork's PSQ, each move with its time.
     pub fn to_psq(&self, rule: &str) -> String {
-        self.record(rule).to_psq()
+        self.to_record(rule).to_psq()
     }
 }
 

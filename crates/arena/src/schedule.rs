@@ -20,8 +20,8 @@ pub enum Format {
     Gauntlet,
 }
 
-/// One scheduled game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One scheduled game (stored as JSON with a database tournament's games).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pairing {
     /// Place in the schedule (0-based).
     pub index: usize,

@@ -203,6 +203,71 @@ impl Tournament {
         serde_json::from_str(&text)
             .map_err(|e| TournamentError::Settings(format!("{}: {e}", path.display())))
     }
+
+    /// Plays scheduled game `p` (its opening taken from `openings`, as
+    /// [`Tournament::validate`] returned them) and returns its result.
+    /// `slot` numbers the games played at once by this process: with
+    /// pinning, it picks the cores.
+    pub fn play(
+        &self,
+        openings: &[Vec<Point>],
+        p: &Pairing,
+        slot: usize,
+        watchdog: &Watchdog,
+    ) -> ResultLine {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus = if self.pin {
+            [Some((2 * slot) % cores), Some((2 * slot + 1) % cores)]
+        } else {
+            [None, None]
+        };
+        let setup = GameSetup {
+            rule: self.rule,
+            opening: openings[p.opening].clone(),
+            tolerance: self.tolerance,
+            stall_grace: self.stall_grace,
+            startup: self.startup,
+            adjudication: self.adjudication,
+            pause_idle: self.pause_idle,
+            rss_limit: self.rss_limit_mb.map(|m| m << 20),
+            cpus,
+            lenient_output: self.lenient_output,
+        };
+        let span = tracing::info_span!("game", n = p.index + 1);
+        let _enter = span.enter();
+        let entrants = [&self.entrants[p.black], &self.entrants[p.white]];
+        let outcome = play(&setup, entrants, watchdog);
+        ResultLine::new(
+            p,
+            [&entrants[0].name, &entrants[1].name],
+            &outcome,
+            setup.opening.len(),
+        )
+    }
+
+    /// The SPRT's verdict once it has decided; `None` while it goes on (or
+    /// when there is no SPRT).
+    pub fn decided(&self, standings: &Standings) -> Option<SprtVerdict> {
+        self.sprt
+            .as_ref()
+            .map(|sprt| standings.sprt(sprt).verdict)
+            .filter(|&v| v != SprtVerdict::Continue)
+    }
+
+    /// The standings of these results: each scheduled game counted once,
+    /// in schedule order, whatever order (or repeats) the lines come in.
+    pub fn standings(&self, results: &[ResultLine]) -> Standings {
+        let names: Vec<String> = self.entrants.iter().map(|e| e.name.clone()).collect();
+        let mut standings = Standings::new(&names);
+        let scheduled = self.schedule().len();
+        let mut lines: Vec<&ResultLine> = results.iter().filter(|l| l.index < scheduled).collect();
+        lines.sort_by_key(|l| l.index);
+        lines.dedup_by_key(|l| l.index);
+        for line in lines {
+            standings.add(line);
+        }
+        standings
+    }
 }
 
 /// The formatted openings of a tournament, from points.
@@ -476,25 +541,28 @@ pub fn run(
     interrupt: &AtomicBool,
     on_game: &mut dyn FnMut(&ResultLine, &Standings),
 ) -> Result<(Finish, Summary), TournamentError> {
+    run_to(t, dir, None, interrupt, on_game)
+}
+
+/// [`run`], with every game also given to `also` (a database, say) once it
+/// is in `dir`'s files and before `on_game` hears of it.
+pub fn run_to(
+    t: &Tournament,
+    dir: &Path,
+    mut also: Option<&mut dyn ResultSink>,
+    interrupt: &AtomicBool,
+    on_game: &mut dyn FnMut(&ResultLine, &Standings),
+) -> Result<(Finish, Summary), TournamentError> {
     let openings = t.validate()?;
     t.save_or_check(dir)?;
     let games = t.schedule();
-    let names: Vec<String> = t.entrants.iter().map(|e| e.name.clone()).collect();
-    let mut standings = Standings::new(&names);
     let done = read_results(dir)?;
+    let mut standings = t.standings(&done);
     let mut played = vec![false; games.len()];
-    for line in &done {
-        if line.index < games.len() && !played[line.index] {
-            played[line.index] = true;
-            standings.add(line);
-        }
+    for line in done.iter().filter(|l| l.index < games.len()) {
+        played[line.index] = true;
     }
-    let decided = |s: &Standings| {
-        t.sprt
-            .as_ref()
-            .map(|sprt| s.sprt(sprt).verdict)
-            .filter(|&v| v != SprtVerdict::Continue)
-    };
+    let decided = |s: &Standings| t.decided(s);
     let mut finish = decided(&standings).map_or(Finish::Complete, Finish::SprtDecided);
     let queue: VecDeque<Pairing> = games.iter().filter(|g| !played[g.index]).copied().collect();
     let mut sink = FileSink::open(dir, t.rule.name())?;
@@ -502,7 +570,6 @@ pub fn run(
         let queue = Mutex::new(queue);
         let stop = AtomicBool::new(false);
         let watchdog = Watchdog::new();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let workers = t.concurrency.clamp(1, 64);
         let (tx, rx) = channel::<ResultLine>();
         std::thread::scope(|scope| -> Result<(), TournamentError> {
@@ -518,33 +585,7 @@ pub fn run(
                         else {
                             return;
                         };
-                        let cpus = if t.pin {
-                            [Some((2 * worker) % cores), Some((2 * worker + 1) % cores)]
-                        } else {
-                            [None, None]
-                        };
-                        let setup = GameSetup {
-                            rule: t.rule,
-                            opening: openings[p.opening].clone(),
-                            tolerance: t.tolerance,
-                            stall_grace: t.stall_grace,
-                            startup: t.startup,
-                            adjudication: t.adjudication,
-                            pause_idle: t.pause_idle,
-                            rss_limit: t.rss_limit_mb.map(|m| m << 20),
-                            cpus,
-                            lenient_output: t.lenient_output,
-                        };
-                        let span = tracing::info_span!("game", n = p.index + 1);
-                        let _enter = span.enter();
-                        let entrants = [&t.entrants[p.black], &t.entrants[p.white]];
-                        let outcome = play(&setup, entrants, watchdog);
-                        let line = ResultLine::new(
-                            &p,
-                            [&entrants[0].name, &entrants[1].name],
-                            &outcome,
-                            setup.opening.len(),
-                        );
+                        let line = t.play(openings, &p, worker, watchdog);
                         if tx.send(line).is_err() {
                             return;
                         }
@@ -560,6 +601,9 @@ pub fn run(
                             continue;
                         }
                         sink.record(&line)?;
+                        if let Some(also) = also.as_mut() {
+                            also.record(&line)?;
+                        }
                         standings.add(&line);
                         on_game(&line, &standings);
                         if let Some(v) = decided(&standings) {

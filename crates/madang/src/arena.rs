@@ -1,10 +1,13 @@
 //! `madang arena`: tournaments between engines (the `arena` crate), from
 //! the command line or a TOML file, with a live progress bar, resume after
-//! an interruption, and an offline report.
+//! an interruption, and an offline report; on a database, games saved for
+//! `madang serve` and workers on many machines ([`database`]).
 
 // libc calls (signals to process groups, CPU affinity, limits) need unsafe;
 // each block says why it is sound.
 #![allow(unsafe_code)]
+
+mod database;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +42,48 @@ enum Sub {
     /// Checks that a Gomocup engine follows the protocol, command by
     /// command.
     Check(CheckArgs),
+    /// Plays games of a tournament submitted to a database (`madang arena
+    /// --database URL --submit ...`) until none is left.
+    Worker(WorkerArgs),
+    /// Shows a database tournament's progress, standings, Elo and SPRT.
+    Status(StatusArgs),
+}
+
+/// Arguments of `madang arena worker`.
+#[derive(clap::Args)]
+struct WorkerArgs {
+    /// The database holding the tournament: `postgres://…` for workers on
+    /// several machines (a SQLite file serves the workers of one machine).
+    #[arg(long)]
+    database: String,
+    /// The tournament's id, as `--submit` printed it.
+    #[arg(long)]
+    tournament: String,
+    /// Games this worker plays at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// A game whose worker has not heart-beaten for this long is taken
+    /// from it and played again (workers heart-beat four times a lease);
+    /// give every worker the same.
+    #[arg(long, default_value = "60s", value_parser = parse_positive)]
+    lease: Duration,
+    /// This worker's name in the database [default: HOST:PID].
+    #[arg(long)]
+    name: Option<String>,
+}
+
+/// Arguments of `madang arena status`.
+#[derive(clap::Args)]
+struct StatusArgs {
+    /// The database holding the tournament.
+    #[arg(long)]
+    database: String,
+    /// The tournament's id.
+    tournament: String,
+    /// Also write the HTML report, its SVG and summary.json in this
+    /// directory.
+    #[arg(long)]
+    report: Option<PathBuf>,
 }
 
 /// Arguments of `madang arena check`.
@@ -144,6 +189,15 @@ struct RunArgs {
     /// `"elo0=0 elo1=5 alpha=0.05 beta=0.05"`; stops when decided.
     #[arg(long, value_parser = Sprt::parse)]
     sprt: Option<Sprt>,
+    /// Also save every game in this database as it ends (`sqlite://PATH`,
+    /// a file path, or `postgres://…`; the database of `madang serve`),
+    /// under the tournament's id.
+    #[arg(long)]
+    database: Option<String>,
+    /// Play nothing: create the tournament in `--database` for `madang
+    /// arena worker` processes to play, and print its id.
+    #[arg(long, requires = "database", conflicts_with = "resume")]
+    submit: bool,
 }
 
 fn parse_rule(s: &str) -> Result<Rule, String> {
@@ -512,11 +566,69 @@ fn print_summary(summary: &Summary) {
     }
 }
 
+/// One line telling how a game ended.
+fn game_text(line: &arena::records::ResultLine) -> String {
+    format!(
+        "game {}: {} (black) - {} (white): {} by {}, {} moves{}",
+        line.index + 1,
+        line.black_name,
+        line.white_name,
+        line.result,
+        line.termination.name(),
+        line.moves.len(),
+        if line.termination.is_fault() {
+            format!(" ({})", line.detail)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Writes the HTML report and its SVG curve into `dir`.
+fn write_report(
+    dir: &Path,
+    t: &Tournament,
+    standings: &Standings,
+    summary: &Summary,
+) -> Result<()> {
+    let title = format!(
+        "madang arena: {}",
+        t.entrants
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let html = dir.join("report.html");
+    std::fs::write(&html, arena::report::html(&title, standings, summary))
+        .with_context(|| format!("writing {}", html.display()))?;
+    let svg = dir.join("score.svg");
+    std::fs::write(&svg, arena::report::svg(standings))
+        .with_context(|| format!("writing {}", svg.display()))?;
+    Ok(())
+}
+
 /// Runs `madang arena`.
 pub fn run(args: Args) -> Result<()> {
     crate::logging::init("warn");
-    if let Some(Sub::Check(check)) = args.command {
-        return run_check(&check);
+    match args.command {
+        Some(Sub::Check(check)) => return run_check(&check),
+        Some(Sub::Worker(worker)) => return run_worker(worker),
+        Some(Sub::Status(status)) => return run_status(&status),
+        None => {}
+    }
+    if args.run.submit {
+        let (t, _) = tournament(&args.run)?;
+        let url = args.run.database.as_deref().unwrap_or_default();
+        let db = database::Db::open(url)?;
+        let id = db.submit(&t)?;
+        db.close();
+        println!("{id}");
+        eprintln!(
+            "tournament {id}: {} games; play them with `madang arena worker --database URL --tournament {id}`",
+            t.schedule().len()
+        );
+        return Ok(());
     }
     let (t, dir) = match &args.run.resume {
         Some(dir) => {
@@ -550,20 +662,7 @@ pub fn run(args: Args) -> Result<()> {
     );
     let mut on_game = |line: &arena::records::ResultLine, st: &Standings| {
         bar.inc(1);
-        let text = format!(
-            "game {}: {} (black) - {} (white): {} by {}, {} moves{}",
-            line.index + 1,
-            line.black_name,
-            line.white_name,
-            line.result,
-            line.termination.name(),
-            line.moves.len(),
-            if line.termination.is_fault() {
-                format!(" ({})", line.detail)
-            } else {
-                String::new()
-            }
-        );
+        let text = game_text(line);
         if bar.is_hidden() {
             println!("{text}");
         } else {
@@ -571,34 +670,37 @@ pub fn run(args: Args) -> Result<()> {
         }
         bar.set_message(score_line(st, &t));
     };
-    let (finish, summary) = arena::tournament::run(&t, &dir, &INTERRUPTED, &mut on_game)?;
+    let db = args
+        .run
+        .database
+        .as_deref()
+        .map(database::Db::open)
+        .transpose()?;
+    let mut sink = db.as_ref().map(|db| db.local_sink(&t, &dir)).transpose()?;
+    if let Some(sink) = &sink {
+        println!(
+            "games saved in the database under tournament {}",
+            sink.tournament()
+        );
+    }
+    let outcome = arena::tournament::run_to(
+        &t,
+        &dir,
+        sink.as_mut()
+            .map(|s| s as &mut dyn arena::records::ResultSink),
+        &INTERRUPTED,
+        &mut on_game,
+    );
+    drop(sink);
+    if let Some(db) = db {
+        db.close();
+    }
+    let (finish, summary) = outcome?;
     bar.finish_and_clear();
     print_summary(&summary);
-    let standings = {
-        // The report needs the curves: rebuild them from the results.
-        let names: Vec<String> = t.entrants.iter().map(|e| e.name.clone()).collect();
-        let mut st = Standings::new(&names);
-        let mut lines = arena::records::read_results(&dir)?;
-        lines.sort_by_key(|l| l.index);
-        lines.dedup_by_key(|l| l.index);
-        for l in lines.iter().filter(|l| l.index < total) {
-            st.add(l);
-        }
-        st
-    };
-    let title = format!(
-        "madang arena: {}",
-        t.entrants
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    std::fs::write(
-        dir.join("report.html"),
-        arena::report::html(&title, &standings, &summary),
-    )?;
-    std::fs::write(dir.join("score.svg"), arena::report::svg(&standings))?;
+    // The report needs the curves: rebuild them from the results.
+    let standings = t.standings(&arena::records::read_results(&dir)?);
+    write_report(&dir, &t, &standings, &summary)?;
     println!(
         "summary: {}, report: {}",
         dir.join(arena::tournament::SUMMARY).display(),
@@ -616,6 +718,53 @@ pub fn run(args: Args) -> Result<()> {
             dir.display()
         ),
     }
+}
+
+fn run_worker(args: WorkerArgs) -> Result<()> {
+    let config = database::WorkerConfig {
+        tournament: args.tournament,
+        concurrency: args.concurrency.max(1),
+        lease: args.lease,
+        name: args.name.unwrap_or_else(database::default_worker_name),
+    };
+    let db = database::Db::open(&args.database)?;
+    catch_signals();
+    let outcome = database::work(&db, &config);
+    db.close();
+    let (played, verdict) = outcome?;
+    let why = verdict.map_or_else(
+        || "nothing left to play".to_owned(),
+        |v| format!("the SPRT has decided ({v:?})"),
+    );
+    println!("worker {}: {played} games played; {why}", config.name);
+    Ok(())
+}
+
+fn run_status(args: &StatusArgs) -> Result<()> {
+    let db = database::Db::open(&args.database)?;
+    let status = database::status(&db, &args.tournament);
+    db.close();
+    let status = status?;
+    let (done, claimed, pending) = &status.counts;
+    println!(
+        "tournament {}: {} games: {done} played, {} being played, {pending} pending",
+        args.tournament,
+        status.summary.scheduled,
+        claimed.len()
+    );
+    for c in claimed {
+        println!("    {c}");
+    }
+    print_summary(&status.summary);
+    if let Some(dir) = &args.report {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        write_report(dir, &status.settings, &status.standings, &status.summary)?;
+        let path = dir.join(arena::tournament::SUMMARY);
+        std::fs::write(&path, serde_json::to_string_pretty(&status.summary)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("report: {}", dir.join("report.html").display());
+    }
+    Ok(())
 }
 
 fn run_check(args: &CheckArgs) -> Result<()> {

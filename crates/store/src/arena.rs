@@ -8,6 +8,8 @@
 //! pending --claim_next--> claimed --finish--> done
 //!    ^                       |
 //!    +----release_stale------+   (the worker stopped heart-beating)
+//!    +----release------------+   (the worker was interrupted)
+//! pending or claimed --record_game--> done   (a run with its own schedule)
 //! ```
 //!
 //! A claim is identified by its attempt number: once a stale claim has been
@@ -114,6 +116,23 @@ type GameRow = (
     Option<String>,
     Option<String>,
 );
+
+/// Saves `$game` in transaction `$tx` and links it to game `$index` of
+/// tournament `$tournament` (whose row the caller has just marked done);
+/// evaluates to the stored game's id. A macro for the reason `insert_game!`
+/// is one: the same code for both backends' transactions.
+macro_rules! save_linked {
+    ($tx:ident, $game:expr, $tournament:expr, $index:expr) => {{
+        let id = insert_game!($tx, $game);
+        sqlx::query("UPDATE tournament_games SET game_id = $3 WHERE tournament = $1 AND idx = $2")
+            .bind($tournament)
+            .bind(i64::from($index))
+            .bind(&id)
+            .execute(&mut *$tx)
+            .await?;
+        id
+    }};
+}
 
 /// A stored counter as `u32`, or a corruption error naming it.
 fn counter(value: i64, what: impl FnOnce() -> String) -> Result<u32> {
@@ -275,20 +294,88 @@ impl Store {
             if updated == 0 {
                 return Err(lost(job));
             }
-            let id = insert_game!(tx, &game);
-            sqlx::query(
-                "UPDATE tournament_games SET game_id = $3 WHERE tournament = $1 AND idx = $2",
-            )
-            .bind(&job.tournament)
-            .bind(i64::from(job.index))
-            .bind(&id)
-            .execute(&mut *tx)
-            .await?;
+            let id = save_linked!(tx, &game, &job.tournament, job.index);
             tx.commit().await?;
             id
         });
         tracing::debug!(tournament = %job.tournament, index = job.index, game = %id, "game finished");
         Ok(id)
+    }
+
+    /// Records game `index` of the tournament as played outside the claims
+    /// (by a run that schedules its own games, like `madang arena
+    /// --database`): saves its record and `result` in one transaction, as
+    /// [`Store::finish`] does, and returns the stored game's id. A game
+    /// already done is left as it is and its id returned, so a run that
+    /// records its games again after a crash stores each once.
+    pub async fn record_game(
+        &self,
+        tournament: &str,
+        index: u32,
+        record: &GameRecord,
+        result: &Value,
+    ) -> Result<String> {
+        let game = NewGame::omok(record, Some(tournament))?;
+        let result = to_json(result)?;
+        let id = with_pool!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            let updated = sqlx::query(
+                "UPDATE tournament_games \
+                 SET status = 'done', result = $3, worker = NULL, claimed_unix_ms = NULL, \
+                     attempt = attempt + 1 \
+                 WHERE tournament = $1 AND idx = $2 AND status <> 'done'",
+            )
+            .bind(tournament)
+            .bind(i64::from(index))
+            .bind(&result)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if updated == 0 {
+                let done: Option<(Option<String>,)> = sqlx::query_as(
+                    "SELECT game_id FROM tournament_games WHERE tournament = $1 AND idx = $2",
+                )
+                .bind(tournament)
+                .bind(i64::from(index))
+                .fetch_optional(&mut *tx)
+                .await?;
+                return match done {
+                    Some((Some(id),)) => Ok(id),
+                    _ => Err(Error::Invalid(format!(
+                        "tournament {tournament:?} has no game {index}"
+                    ))),
+                };
+            }
+            let id = save_linked!(tx, &game, tournament, index);
+            tx.commit().await?;
+            id
+        });
+        tracing::debug!(tournament, index, game = %id, "game recorded");
+        Ok(id)
+    }
+
+    /// Hands a claimed game back to `pending` at once, for a worker that
+    /// stops before the game is over (interrupted): another worker replays
+    /// it without waiting for [`Store::release_stale`]. Fails with
+    /// [`Error::Lost`] if the claim was already released.
+    pub async fn release(&self, job: &Job) -> Result<()> {
+        let updated = with_pool!(self, |pool| {
+            sqlx::query(
+                "UPDATE tournament_games SET status = 'pending', worker = NULL, claimed_unix_ms = NULL \
+                 WHERE tournament = $1 AND idx = $2 AND attempt = $3 AND status = 'claimed'",
+            )
+            .bind(&job.tournament)
+            .bind(i64::from(job.index))
+            .bind(i64::from(job.attempt))
+            .execute(pool)
+            .await?
+            .rows_affected()
+        });
+        if updated == 0 {
+            return Err(lost(job));
+        }
+        tracing::info!(tournament = %job.tournament, index = job.index, "game handed back");
+        Ok(())
     }
 
     /// Hands back to `pending` every claimed game of the tournament whose
@@ -318,10 +405,9 @@ impl Store {
     /// Every game of the tournament, in order, with where it stands.
     pub async fn tournament_games(&self, tournament: &str) -> Result<Vec<TournamentGame>> {
         let rows: Vec<GameRow> = with_pool!(self, |pool| {
-            sqlx::query_as(
-                "SELECT idx, pairing, opening, status, worker, claimed_unix_ms, attempt, result, game_id \
-                 FROM tournament_games WHERE tournament = $1 ORDER BY idx",
-            )
+            sqlx::query_as(&format!(
+                "SELECT {GAME_COLUMNS} FROM tournament_games WHERE tournament = $1 ORDER BY idx"
+            ))
             .bind(tournament)
             .fetch_all(pool)
             .await?
@@ -330,40 +416,89 @@ impl Store {
             return Err(Error::UnknownTournament(tournament.to_owned()));
         }
         rows.into_iter()
-            .map(
-                |(index, pairing, opening, status, worker, claimed, attempt, result, game_id)| {
-                    let what =
-                        |column: &str| format!("tournament {tournament} game {index}: {column}");
-                    let status = match (status.as_str(), worker, claimed, result, game_id) {
-                        ("pending", ..) => JobStatus::Pending,
-                        ("claimed", Some(worker), Some(claimed_unix_ms), ..) => {
-                            JobStatus::Claimed {
-                                worker,
-                                claimed_unix_ms,
-                            }
-                        }
-                        ("done", _, _, Some(result), Some(game_id)) => JobStatus::Done {
-                            result: from_json(&result, || what("result"))?,
-                            game_id,
-                        },
-                        _ => {
-                            return Err(Error::Corrupt {
-                                what: what("status"),
-                                reason: format!("{status:?} without its data"),
-                            });
-                        }
-                    };
-                    Ok(TournamentGame {
-                        index: counter(index, || what("index"))?,
-                        pairing: from_json(&pairing, || what("pairing"))?,
-                        opening,
-                        attempts: counter(attempt, || what("attempt"))?,
-                        status,
-                    })
-                },
-            )
+            .map(|row| tournament_game(tournament, row))
             .collect()
     }
+
+    /// Game `index` of the tournament, if it has one.
+    pub async fn tournament_game(
+        &self,
+        tournament: &str,
+        index: u32,
+    ) -> Result<Option<TournamentGame>> {
+        let row: Option<GameRow> = with_pool!(self, |pool| {
+            sqlx::query_as(&format!(
+                "SELECT {GAME_COLUMNS} FROM tournament_games WHERE tournament = $1 AND idx = $2"
+            ))
+            .bind(tournament)
+            .bind(i64::from(index))
+            .fetch_optional(pool)
+            .await?
+        });
+        row.map(|row| tournament_game(tournament, row)).transpose()
+    }
+
+    /// How many games the tournament has, and the numbers of those done: a
+    /// cheap poll for workers, who read the results of games newly done
+    /// with [`Store::tournament_game`] (a done game never changes).
+    pub async fn tournament_progress(&self, tournament: &str) -> Result<(u32, Vec<u32>)> {
+        let rows: Vec<(i64, String)> = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT idx, status FROM tournament_games WHERE tournament = $1")
+                .bind(tournament)
+                .fetch_all(pool)
+                .await?
+        });
+        if rows.is_empty() && self.tournament(tournament).await?.is_none() {
+            return Err(Error::UnknownTournament(tournament.to_owned()));
+        }
+        let what = || format!("tournament {tournament}: games");
+        let total = counter(i64::try_from(rows.len()).unwrap_or(i64::MAX), what)?;
+        let mut done = rows
+            .into_iter()
+            .filter(|(_, status)| status == "done")
+            .map(|(index, _)| {
+                counter(index, || {
+                    format!("tournament {tournament} game {index}: index")
+                })
+            })
+            .collect::<Result<Vec<u32>>>()?;
+        done.sort_unstable();
+        Ok((total, done))
+    }
+}
+
+/// The columns of a [`GameRow`].
+const GAME_COLUMNS: &str =
+    "idx, pairing, opening, status, worker, claimed_unix_ms, attempt, result, game_id";
+
+/// A game of `tournament` from its row.
+fn tournament_game(tournament: &str, row: GameRow) -> Result<TournamentGame> {
+    let (index, pairing, opening, status, worker, claimed, attempt, result, game_id) = row;
+    let what = |column: &str| format!("tournament {tournament} game {index}: {column}");
+    let status = match (status.as_str(), worker, claimed, result, game_id) {
+        ("pending", ..) => JobStatus::Pending,
+        ("claimed", Some(worker), Some(claimed_unix_ms), ..) => JobStatus::Claimed {
+            worker,
+            claimed_unix_ms,
+        },
+        ("done", _, _, Some(result), Some(game_id)) => JobStatus::Done {
+            result: from_json(&result, || what("result"))?,
+            game_id,
+        },
+        _ => {
+            return Err(Error::Corrupt {
+                what: what("status"),
+                reason: format!("{status:?} without its data"),
+            });
+        }
+    };
+    Ok(TournamentGame {
+        index: counter(index, || what("index"))?,
+        pairing: from_json(&pairing, || what("pairing"))?,
+        opening,
+        attempts: counter(attempt, || what("attempt"))?,
+        status,
+    })
 }
 
 fn lost(job: &Job) -> Error {
