@@ -217,8 +217,8 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
         };
         match Driver::start(entrants[seat.index()], seat, &driver_setup, tx.clone()) {
             Ok(d) => {
-                if let Some(pgid) = d.pgid() {
-                    watchdog.register(pgid);
+                if let Some(tree) = d.tree() {
+                    watchdog.register(tree);
                 }
                 drivers[seat.index()] = Some(d);
             }
@@ -256,10 +256,10 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
         ..outcome
     };
     for driver in drivers.into_iter().flatten() {
-        let pgid = driver.pgid();
+        let root = driver.tree().map(|t| t.root());
         driver.finish();
-        if let Some(pgid) = pgid {
-            watchdog.unregister(pgid);
+        if let Some(root) = root {
+            watchdog.unregister(root);
         }
     }
     outcome
@@ -343,12 +343,15 @@ impl Runner<'_> {
             if let Err(e) = driver.go(&game, budget, self.clock.left(mover)) {
                 return loss(mover, Termination::Crash, e);
             }
-            if let (Some(pgid), Some(d)) = (driver.pgid(), deadline) {
-                watchdog.arm(pgid, d + self.setup.stall_grace + Duration::from_secs(1));
+            if let (Some(tree), Some(d)) = (driver.tree(), deadline) {
+                watchdog.arm(
+                    tree.root(),
+                    d + self.setup.stall_grace + Duration::from_secs(1),
+                );
             }
             let answer = self.await_move(drivers, rx, watchdog, mover, turn_start, deadline);
-            if let Some(pgid) = drivers[mover.index()].pgid() {
-                watchdog.disarm(pgid);
+            if let Some(tree) = drivers[mover.index()].tree() {
+                watchdog.disarm(tree.root());
             }
             let (p, at) = match answer {
                 Ok(moved) => moved,
