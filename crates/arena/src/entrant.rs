@@ -256,6 +256,11 @@ impl Driver {
         }
     }
 
+    /// Whether the engine hears the referee's frames (a 3-byte client).
+    pub fn hears_frames(&self) -> bool {
+        matches!(self, Driver::Client(_))
+    }
+
     /// Sends the game's settings once the engine said `OK`.
     pub fn configure(&mut self, clock: &Clock, seat: Color) -> Result<(), String> {
         match self {

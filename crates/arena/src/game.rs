@@ -218,7 +218,9 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
         match Driver::start(entrants[seat.index()], seat, &driver_setup, tx.clone()) {
             Ok(d) => {
                 if let Some(tree) = d.tree() {
-                    watchdog.register(tree);
+                    // A 3-byte client must hear End even when the
+                    // tournament is interrupted: it is ended after that.
+                    watchdog.register(tree, !d.hears_frames());
                 }
                 drivers[seat.index()] = Some(d);
             }
@@ -248,7 +250,9 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
         Some((seat, why)) => loss(seat, Termination::Crash, why),
         None => {
             let mut live = drivers.each_mut().map(|d| d.as_mut().expect("started"));
-            runner.run(&mut live, &rx, watchdog)
+            let outcome = runner.run(&mut live, &rx, watchdog);
+            runner.conclude(&mut live, &outcome, watchdog.is_cancelled());
+            outcome
         }
     };
     let outcome = GameOutcome {
@@ -598,6 +602,32 @@ impl Runner<'_> {
             }
         }
         None
+    }
+
+    /// Tells the table how a game it did not end itself ended, so that
+    /// 3-byte clients get their End frame as the Omok document says: a
+    /// timeout by the runner's clock is the table's timeout (End with data
+    /// 1), a draw or an interruption its shutdown (End "draw"), any other
+    /// verdict the loser's departure (End with data 0, "error").
+    fn conclude(&mut self, drivers: &mut [&mut Driver; 2], outcome: &GameOutcome, cancelled: bool) {
+        if !self.table.in_game() {
+            return;
+        }
+        let now = Instant::now();
+        match outcome.winner {
+            _ if cancelled => self.table.handle_shutdown(now),
+            None => self.table.handle_shutdown(now),
+            Some(w) if outcome.termination == Termination::Timeout => {
+                // The table's own deadline is only an outer bound: the
+                // runner's clock ran out for the side to move.
+                debug_assert_eq!(self.game().side_to_move(), !w);
+                if let Some(deadline) = self.table.poll_timeout() {
+                    self.table.handle_timeout(deadline.max(now));
+                }
+            }
+            Some(w) => self.table.handle_gone(!w, now),
+        }
+        self.pump(drivers);
     }
 
     /// Adjudication after `mover`'s move, if configured.

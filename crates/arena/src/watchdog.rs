@@ -17,8 +17,9 @@ use gomocup::driver::ProcessTree;
 #[derive(Default)]
 struct State {
     deadlines: HashMap<u32, Instant>,
-    /// Every engine alive, for [`Watchdog::cancel`] and the deadlines.
-    live: HashMap<u32, ProcessTree>,
+    /// Every engine alive, for the deadlines, and whether
+    /// [`Watchdog::cancel`] kills it.
+    live: HashMap<u32, (ProcessTree, bool)>,
     closing: bool,
 }
 
@@ -64,9 +65,12 @@ impl Watchdog {
         lock(&self.shared.0).deadlines.remove(&pgid);
     }
 
-    /// Notes an engine that deadlines and [`Watchdog::cancel`] may end.
-    pub fn register(&self, tree: ProcessTree) {
-        lock(&self.shared.0).live.insert(tree.root(), tree);
+    /// Notes an engine that deadlines may end, and [`Watchdog::cancel`]
+    /// too if `kill_on_cancel` (otherwise its game ends it, within 100 ms).
+    pub fn register(&self, tree: ProcessTree, kill_on_cancel: bool) {
+        lock(&self.shared.0)
+            .live
+            .insert(tree.root(), (tree, kill_on_cancel));
     }
 
     /// Forgets an engine (it has been ended).
@@ -77,12 +81,15 @@ impl Watchdog {
     }
 
     /// Ends every game at once (the tournament was interrupted): kills
-    /// every registered engine, and games without processes stop at their
-    /// next look at [`Watchdog::is_cancelled`] (within 100 ms).
+    /// every registered engine that needs no End frame, and the other
+    /// games stop at their next look at [`Watchdog::is_cancelled`] (within
+    /// 100 ms).
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
-        for tree in lock(&self.shared.0).live.values() {
-            tree.kill();
+        for (tree, kill) in lock(&self.shared.0).live.values() {
+            if *kill {
+                tree.kill();
+            }
         }
     }
 
@@ -111,7 +118,7 @@ fn watch(shared: &(Mutex<State>, Condvar)) {
         for pgid in due {
             guard.deadlines.remove(&pgid);
             tracing::warn!(pgid, "watchdog: killing a hung engine");
-            if let Some(tree) = guard.live.get(&pgid) {
+            if let Some((tree, _)) = guard.live.get(&pgid) {
                 tree.kill();
             }
         }
