@@ -265,7 +265,7 @@ impl Driver {
     pub fn configure(&mut self, clock: &Clock, seat: Color) -> Result<(), String> {
         match self {
             Driver::Builtin(_) | Driver::Client(_) => Ok(()),
-            Driver::Gomocup(g) => g.configure(clock.control(seat)),
+            Driver::Gomocup(g) => g.configure(clock.limits(seat)),
         }
     }
 

@@ -202,7 +202,7 @@ fn put(p: Point) -> [u8; 3] {
 
 /// Plays one game of `entrants[0]` (black) against `entrants[1]`.
 pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> GameOutcome {
-    let clock = Clock::new([entrants[0].time, entrants[1].time], setup.tolerance);
+    let clock = Clock::with_limits([entrants[0].time, entrants[1].time], setup.tolerance);
     let (tx, rx) = channel::<Report>();
     let mut drivers: [Option<Driver>; 2] = [None, None];
     let mut failed = None;
@@ -344,7 +344,7 @@ impl Runner<'_> {
             let allowance = self.clock.allowance(mover);
             let deadline = turn_start.checked_add(allowance);
             let driver = &mut *drivers[mover.index()];
-            if let Err(e) = driver.go(&game, budget, self.clock.left(mover)) {
+            if let Err(e) = driver.go(&game, budget, self.clock.match_left(mover)) {
                 return loss(mover, Termination::Crash, e);
             }
             if let (Some(tree), Some(d)) = (driver.tree(), deadline) {
