@@ -179,7 +179,7 @@ pub struct Report {
 pub struct DriverSetup {
     /// The rule.
     pub rule: Rule,
-    /// Stop the engine's process group while it is not on move.
+    /// Stop the engine's process tree while it is not on move.
     pub pause_idle: bool,
     /// The core to pin the engine to.
     pub cpu: Option<usize>,

@@ -6,7 +6,8 @@
 //! single per-move limit for both seats and no match clock, so the runner
 //! keeps each side's [`Clock`] and gives the table an outer limit it never
 //! reaches first. Everything the table cannot see (a crash, a stall, garbage
-//! output, memory, adjudication) is the runner's to classify.
+//! output, memory, adjudication) is the runner's to classify; the runner
+//! then ends the table's game to match, so that 3-byte clients hear End.
 
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -34,7 +35,7 @@ pub enum Termination {
     Forbidden,
     /// The engine exited (or could not be started).
     Crash,
-    /// No answer at all: the process group was killed.
+    /// No answer at all: the engine's process tree was killed.
     Stall,
     /// Unknown output, `ERROR` or `UNKNOWN`.
     Protocol,
