@@ -13,7 +13,9 @@ use std::sync::mpsc::{Sender, channel};
 use std::time::{Duration, Instant};
 
 use engine::{Engine, EngineConfig};
-use gomocup::driver::{END_GRACE, EngineCommand, EngineProcess, Output, position_lines};
+use gomocup::driver::{
+    END_GRACE, EngineCommand, EngineProcess, Output, ProcessTree, position_lines,
+};
 use omok::frame::{FRAME_LEN, PlayerMsg, RefereeMsg};
 use renju::{Color, Game, Point, Rule};
 use serde::{Deserialize, Serialize};
@@ -177,7 +179,7 @@ pub struct Report {
 pub struct DriverSetup {
     /// The rule.
     pub rule: Rule,
-    /// Stop the engine's process group while it is not on move.
+    /// Stop the engine's process tree while it is not on move.
     pub pause_idle: bool,
     /// The core to pin the engine to.
     pub cpu: Option<usize>,
@@ -254,11 +256,16 @@ impl Driver {
         }
     }
 
+    /// Whether the engine hears the referee's frames (a 3-byte client).
+    pub fn hears_frames(&self) -> bool {
+        matches!(self, Driver::Client(_))
+    }
+
     /// Sends the game's settings once the engine said `OK`.
     pub fn configure(&mut self, clock: &Clock, seat: Color) -> Result<(), String> {
         match self {
             Driver::Builtin(_) | Driver::Client(_) => Ok(()),
-            Driver::Gomocup(g) => g.configure(clock.control(seat)),
+            Driver::Gomocup(g) => g.configure(clock.limits(seat)),
         }
     }
 
@@ -285,16 +292,16 @@ impl Driver {
         }
     }
 
-    /// The process group to kill if the engine hangs, if it is a process.
-    pub fn pgid(&self) -> Option<u32> {
+    /// The processes to kill if the engine hangs, if it is a process.
+    pub fn tree(&self) -> Option<ProcessTree> {
         match self {
             Driver::Builtin(_) => None,
-            Driver::Gomocup(g) => Some(g.process.pid()),
-            Driver::Client(c) => Some(c.process.pid()),
+            Driver::Gomocup(g) => Some(g.process.tree()),
+            Driver::Client(c) => Some(c.process.tree()),
         }
     }
 
-    /// The engine process's resident memory.
+    /// The resident memory of the engine and every process it started.
     pub fn rss_bytes(&self) -> Option<u64> {
         match self {
             Driver::Builtin(_) => None,
@@ -312,7 +319,7 @@ impl Driver {
         }
     }
 
-    /// Ends the engine: `END`, a short grace, then its whole process group
+    /// Ends the engine: `END`, a short grace, then its whole process tree
     /// is killed.
     pub fn finish(mut self) {
         match &mut self {

@@ -6,7 +6,8 @@
 //! single per-move limit for both seats and no match clock, so the runner
 //! keeps each side's [`Clock`] and gives the table an outer limit it never
 //! reaches first. Everything the table cannot see (a crash, a stall, garbage
-//! output, memory, adjudication) is the runner's to classify.
+//! output, memory, adjudication) is the runner's to classify; the runner
+//! then ends the table's game to match, so that 3-byte clients hear End.
 
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -34,7 +35,7 @@ pub enum Termination {
     Forbidden,
     /// The engine exited (or could not be started).
     Crash,
-    /// No answer at all: the process group was killed.
+    /// No answer at all: the engine's process tree was killed.
     Stall,
     /// Unknown output, `ERROR` or `UNKNOWN`.
     Protocol,
@@ -202,7 +203,7 @@ fn put(p: Point) -> [u8; 3] {
 
 /// Plays one game of `entrants[0]` (black) against `entrants[1]`.
 pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> GameOutcome {
-    let clock = Clock::new([entrants[0].time, entrants[1].time], setup.tolerance);
+    let clock = Clock::with_limits([entrants[0].time, entrants[1].time], setup.tolerance);
     let (tx, rx) = channel::<Report>();
     let mut drivers: [Option<Driver>; 2] = [None, None];
     let mut failed = None;
@@ -217,8 +218,10 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
         };
         match Driver::start(entrants[seat.index()], seat, &driver_setup, tx.clone()) {
             Ok(d) => {
-                if let Some(pgid) = d.pgid() {
-                    watchdog.register(pgid);
+                if let Some(tree) = d.tree() {
+                    // A 3-byte client must hear End even when the
+                    // tournament is interrupted: it is ended after that.
+                    watchdog.register(tree, !d.hears_frames());
                 }
                 drivers[seat.index()] = Some(d);
             }
@@ -248,7 +251,9 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
         Some((seat, why)) => loss(seat, Termination::Crash, why),
         None => {
             let mut live = drivers.each_mut().map(|d| d.as_mut().expect("started"));
-            runner.run(&mut live, &rx, watchdog)
+            let outcome = runner.run(&mut live, &rx, watchdog);
+            runner.conclude(&mut live, &outcome, watchdog.is_cancelled());
+            outcome
         }
     };
     let outcome = GameOutcome {
@@ -256,10 +261,10 @@ pub fn play(setup: &GameSetup, entrants: [&Entrant; 2], watchdog: &Watchdog) -> 
         ..outcome
     };
     for driver in drivers.into_iter().flatten() {
-        let pgid = driver.pgid();
+        let root = driver.tree().map(|t| t.root());
         driver.finish();
-        if let Some(pgid) = pgid {
-            watchdog.unregister(pgid);
+        if let Some(root) = root {
+            watchdog.unregister(root);
         }
     }
     outcome
@@ -340,15 +345,18 @@ impl Runner<'_> {
             let allowance = self.clock.allowance(mover);
             let deadline = turn_start.checked_add(allowance);
             let driver = &mut *drivers[mover.index()];
-            if let Err(e) = driver.go(&game, budget, self.clock.left(mover)) {
+            if let Err(e) = driver.go(&game, budget, self.clock.match_left(mover)) {
                 return loss(mover, Termination::Crash, e);
             }
-            if let (Some(pgid), Some(d)) = (driver.pgid(), deadline) {
-                watchdog.arm(pgid, d + self.setup.stall_grace + Duration::from_secs(1));
+            if let (Some(tree), Some(d)) = (driver.tree(), deadline) {
+                watchdog.arm(
+                    tree.root(),
+                    d + self.setup.stall_grace + Duration::from_secs(1),
+                );
             }
             let answer = self.await_move(drivers, rx, watchdog, mover, turn_start, deadline);
-            if let Some(pgid) = drivers[mover.index()].pgid() {
-                watchdog.disarm(pgid);
+            if let Some(tree) = drivers[mover.index()].tree() {
+                watchdog.disarm(tree.root());
             }
             let (p, at) = match answer {
                 Ok(moved) => moved,
@@ -595,6 +603,32 @@ impl Runner<'_> {
             }
         }
         None
+    }
+
+    /// Tells the table how a game it did not end itself ended, so that
+    /// 3-byte clients get their End frame as the Omok document says: a
+    /// timeout by the runner's clock is the table's timeout (End with data
+    /// 1), a draw or an interruption its shutdown (End "draw"), any other
+    /// verdict the loser's departure (End with data 0, "error").
+    fn conclude(&mut self, drivers: &mut [&mut Driver; 2], outcome: &GameOutcome, cancelled: bool) {
+        if !self.table.in_game() {
+            return;
+        }
+        let now = Instant::now();
+        match outcome.winner {
+            _ if cancelled => self.table.handle_shutdown(now),
+            None => self.table.handle_shutdown(now),
+            Some(w) if outcome.termination == Termination::Timeout => {
+                // The table's own deadline is only an outer bound: the
+                // runner's clock ran out for the side to move.
+                debug_assert_eq!(self.game().side_to_move(), !w);
+                if let Some(deadline) = self.table.poll_timeout() {
+                    self.table.handle_timeout(deadline.max(now));
+                }
+            }
+            Some(w) => self.table.handle_gone(!w, now),
+        }
+        self.pump(drivers);
     }
 
     /// Adjudication after `mover`'s move, if configured.

@@ -1,24 +1,25 @@
-//! The hard watchdog: a thread that kills (`SIGKILL`) the process group of
-//! any engine still thinking past its last deadline, whatever the thread
-//! running its game is doing (even blocked writing to a frozen engine).
-//! It lives until it is dropped, which a tournament does only after every
-//! game has ended.
+//! The hard watchdog: a thread that kills (`SIGKILL`) the process tree of
+//! any engine still thinking past its last deadline (the engine and every
+//! process it started: see [`ProcessTree`]), whatever the thread running
+//! its game is doing (even blocked writing to a frozen engine). It lives
+//! until it is dropped, which a tournament does only after every game has
+//! ended.
 
-// libc calls (signals to process groups, CPU affinity, limits) need unsafe;
-// each block says why it is sound.
-#![allow(unsafe_code)]
-
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use gomocup::driver::ProcessTree;
+
+/// Engines are known by their root process id.
 #[derive(Default)]
 struct State {
     deadlines: HashMap<u32, Instant>,
-    /// Every engine process group alive, for [`Watchdog::cancel`].
-    live: HashSet<u32>,
+    /// Every engine alive, for the deadlines, and whether
+    /// [`Watchdog::cancel`] kills it.
+    live: HashMap<u32, (ProcessTree, bool)>,
     closing: bool,
 }
 
@@ -51,7 +52,8 @@ impl Watchdog {
         }
     }
 
-    /// Kills the process group `pgid` at `deadline` unless disarmed first.
+    /// Kills the registered engine `pgid` at `deadline` unless disarmed
+    /// first.
     pub fn arm(&self, pgid: u32, deadline: Instant) {
         let (state, wake) = &*self.shared;
         lock(state).deadlines.insert(pgid, deadline);
@@ -63,12 +65,15 @@ impl Watchdog {
         lock(&self.shared.0).deadlines.remove(&pgid);
     }
 
-    /// Notes an engine process group that [`Watchdog::cancel`] must end.
-    pub fn register(&self, pgid: u32) {
-        lock(&self.shared.0).live.insert(pgid);
+    /// Notes an engine that deadlines may end, and [`Watchdog::cancel`]
+    /// too if `kill_on_cancel` (otherwise its game ends it, within 100 ms).
+    pub fn register(&self, tree: ProcessTree, kill_on_cancel: bool) {
+        lock(&self.shared.0)
+            .live
+            .insert(tree.root(), (tree, kill_on_cancel));
     }
 
-    /// Forgets an engine process group (it has been ended).
+    /// Forgets an engine (it has been ended).
     pub fn unregister(&self, pgid: u32) {
         let mut state = lock(&self.shared.0);
         state.live.remove(&pgid);
@@ -76,12 +81,15 @@ impl Watchdog {
     }
 
     /// Ends every game at once (the tournament was interrupted): kills
-    /// every registered engine, and games without processes stop at their
-    /// next look at [`Watchdog::is_cancelled`] (within 100 ms).
+    /// every registered engine that needs no End frame, and the other
+    /// games stop at their next look at [`Watchdog::is_cancelled`] (within
+    /// 100 ms).
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
-        for &pgid in &lock(&self.shared.0).live {
-            kill_group(pgid);
+        for (tree, kill) in lock(&self.shared.0).live.values() {
+            if *kill {
+                tree.kill();
+            }
         }
     }
 
@@ -110,7 +118,9 @@ fn watch(shared: &(Mutex<State>, Condvar)) {
         for pgid in due {
             guard.deadlines.remove(&pgid);
             tracing::warn!(pgid, "watchdog: killing a hung engine");
-            kill_group(pgid);
+            if let Some((tree, _)) = guard.live.get(&pgid) {
+                tree.kill();
+            }
         }
         if guard.closing {
             return;
@@ -126,14 +136,6 @@ fn watch(shared: &(Mutex<State>, Condvar)) {
             .wait_timeout(guard, wait)
             .unwrap_or_else(|e| e.into_inner())
             .0;
-    }
-}
-
-fn kill_group(pgid: u32) {
-    // SAFETY: kill has no memory-safety preconditions; a negative pid names
-    // the engine's process group.
-    unsafe {
-        libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
     }
 }
 

@@ -131,6 +131,33 @@ fn forked_children_are_killed_too() {
 }
 
 #[test]
+fn children_escaping_the_session_are_killed_too() {
+    let m = marker("setsid");
+    let out = run(
+        &setup(Rule::Freestyle, ""),
+        &fake("setsid", &m),
+        &builtin(),
+        &m,
+    );
+    assert!(
+        matches!(out.termination, Termination::Five | Termination::Draw),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_hung_engine_that_escaped_its_session_is_killed_with_its_children() {
+    let m = marker("setsid-hang");
+    let out = run(
+        &setup(Rule::Renju, "h8 h9"),
+        &fake("setsid", &m),
+        &fake("hang", &m),
+        &m,
+    );
+    assert_eq!(out.termination, Termination::Stall, "{out:?}");
+}
+
+#[test]
 fn a_crash_is_a_crash() {
     let m = marker("crash");
     let out = run(
@@ -266,6 +293,18 @@ fn memory_past_the_limit_loses() {
     let mut s = setup(Rule::Renju, "h8 h9");
     s.rss_limit = Some(64 << 20);
     let mut hog = fake("hog 200", &m);
+    hog.time = TimeControl::per_move(Duration::from_secs(10));
+    let out = run(&s, &hog, &builtin(), &m);
+    assert_eq!(out.termination, Termination::Memory, "{out:?}");
+    assert_eq!(out.winner, Some(Color::White));
+}
+
+#[test]
+fn memory_of_children_counts() {
+    let m = marker("hog-child");
+    let mut s = setup(Rule::Renju, "h8 h9");
+    s.rss_limit = Some(64 << 20);
+    let mut hog = fake("hog-child 200", &m);
     hog.time = TimeControl::per_move(Duration::from_secs(10));
     let out = run(&s, &hog, &builtin(), &m);
     assert_eq!(out.termination, Termination::Memory, "{out:?}");

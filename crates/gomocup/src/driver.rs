@@ -3,9 +3,12 @@
 //!
 //! [`EngineProcess`] is the process layer every manager shares (the bot's
 //! `--brain`, `madang match`, the arena): the engine runs in a process
-//! group of its own, so that killing it also kills whatever it forked; its
-//! output is read by a thread, in lines of bounded length, each stamped
-//! with the instant it arrived; dropping it ends the whole group.
+//! group of its own, and [`ProcessTree`] finds everything it started, even
+//! children that left the group or the session (`setsid`, double forks),
+//! so that killing it kills them all and their memory counts as the
+//! engine's; its output is read by a thread, in lines of bounded length,
+//! each stamped with the instant it arrived; dropping it ends the whole
+//! tree.
 //!
 //! [`ExternalBrain::spawn`] starts the engine process and greets it
 //! (`START 15`, `ABOUT`). Each [`Player::pick`] sends the time limits, then
@@ -17,10 +20,13 @@
 // each block says why it is sound.
 #![allow(unsafe_code)]
 
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
@@ -105,8 +111,8 @@ pub enum Output {
 pub struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
-    /// The process group's id (the child's pid, as it leads the group).
-    pgid: libc::pid_t,
+    /// The engine and everything it starts.
+    tree: ProcessTree,
     reaped: Option<ExitStatus>,
 }
 
@@ -131,14 +137,21 @@ impl EngineProcess {
             // directory below: make it absolute first.
             program = std::fs::canonicalize(&program)?;
         }
+        become_subreaper();
+        let tag = format!(
+            "{}.{}",
+            std::process::id(),
+            NEXT_TAG.fetch_add(1, Ordering::Relaxed)
+        );
         let mut cmd = Command::new(&program);
         cmd.args(&words[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            // Its own group: one signal reaches the engine and every
-            // process it forked.
-            .process_group(0);
+            // Its own group, and a tag its descendants inherit wherever
+            // they move: see [`ProcessTree`].
+            .process_group(0)
+            .env(TAG_VAR, &tag);
         if let Some(dir) = command.dir.clone().or(own_dir) {
             cmd.current_dir(dir);
         }
@@ -151,7 +164,10 @@ impl EngineProcess {
         let mut child = cmd.spawn()?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let pgid = child.id() as libc::pid_t;
+        let tree = ProcessTree {
+            root: child.id() as libc::pid_t,
+            tag,
+        };
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             while let Some(line) = read_bounded_line(&mut reader) {
@@ -162,14 +178,19 @@ impl EngineProcess {
         Ok(EngineProcess {
             child,
             stdin,
-            pgid,
+            tree,
             reaped: None,
         })
     }
 
     /// The process id of the engine (also its process group's id).
     pub fn pid(&self) -> u32 {
-        self.pgid as u32
+        self.tree.root()
+    }
+
+    /// The engine's process tree, for another thread to kill (a watchdog).
+    pub fn tree(&self) -> ProcessTree {
+        self.tree.clone()
     }
 
     /// Writes one line to the engine.
@@ -179,23 +200,25 @@ impl EngineProcess {
         Ok(())
     }
 
-    /// Stops the whole group (`SIGSTOP`), so that the engine cannot think
+    /// Stops the whole tree (`SIGSTOP`), so that the engine cannot think
     /// while it is not on move.
     pub fn pause(&self) {
-        self.signal(libc::SIGSTOP);
+        self.tree.signal(libc::SIGSTOP, self.reaped.is_none());
     }
 
-    /// Lets a paused group run again (`SIGCONT`).
+    /// Lets a paused tree run again (`SIGCONT`).
     pub fn resume(&self) {
-        self.signal(libc::SIGCONT);
+        self.tree.signal(libc::SIGCONT, self.reaped.is_none());
     }
 
-    /// Kills the whole group at once (`SIGKILL`) and reaps the engine.
+    /// Kills the whole tree at once (`SIGKILL`) and reaps the engine and
+    /// every orphan of it that was handed to this process.
     pub fn kill(&mut self) {
-        self.signal(libc::SIGKILL);
+        let members = self.tree.kill_all(self.reaped.is_none());
         if self.reaped.is_none() {
             self.reaped = self.child.wait().ok();
         }
+        self.tree.reap(&members);
     }
 
     /// The engine's exit status, if it has exited (it is reaped then).
@@ -206,18 +229,14 @@ impl EngineProcess {
         self.reaped
     }
 
-    /// The engine's resident memory in bytes (its own process only), if
-    /// it is still running.
+    /// The resident memory in bytes of the engine and every process it
+    /// started, if any of them is still running.
     pub fn rss_bytes(&self) -> Option<u64> {
-        let statm = std::fs::read_to_string(format!("/proc/{}/statm", self.pgid)).ok()?;
-        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        Some(pages * u64::try_from(page).unwrap_or(4096))
+        self.tree.rss_bytes(self.reaped.is_none())
     }
 
     /// Ends the engine politely: `END`, up to `grace` to exit by itself,
-    /// then `SIGKILL` to the whole group, which also ends any child it
+    /// then `SIGKILL` to the whole tree, which also ends any child it
     /// left running.
     pub fn shutdown(&mut self, grace: Duration) {
         if self.reaped.is_none() {
@@ -230,14 +249,6 @@ impl EngineProcess {
         }
         self.kill();
     }
-
-    fn signal(&self, sig: libc::c_int) {
-        // SAFETY: kill has no memory-safety preconditions; a negative pid
-        // names the group this process leads.
-        unsafe {
-            libc::kill(-self.pgid, sig);
-        }
-    }
 }
 
 impl Drop for EngineProcess {
@@ -246,11 +257,243 @@ impl Drop for EngineProcess {
     }
 }
 
-/// Whether any process of the group `pgid` is still alive (zombies
-/// included).
-pub fn group_alive(pgid: u32) -> bool {
-    // SAFETY: signal 0 only checks that the group exists.
-    unsafe { libc::kill(-(pgid as libc::pid_t), 0) == 0 }
+/// The environment variable that carries an engine's tag to every process
+/// it starts (children inherit it whatever group or session they move to).
+pub const TAG_VAR: &str = "MADANG_ENGINE_TAG";
+
+/// Numbers the tags of the engines this process starts.
+static NEXT_TAG: AtomicU64 = AtomicU64::new(0);
+
+/// Makes this process the reaper of its orphaned descendants
+/// (`PR_SET_CHILD_SUBREAPER`): a child an engine double-forks and leaves
+/// behind is handed to the manager rather than to init, so it can still be
+/// found (by its tag), killed and reaped.
+fn become_subreaper() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag of
+        // this process.
+        let done = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        if done != 0 {
+            tracing::warn!(
+                "cannot become a subreaper: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    });
+}
+
+/// An engine process and every process it started, found afresh in
+/// `/proc` each time it is asked: the root (while it is not reaped) and its
+/// descendants by parent, the members of its process group, and the
+/// processes carrying its tag ([`TAG_VAR`]) that were orphaned and handed
+/// to this process, with their descendants. A process that both leaves
+/// the session and clears its environment before its parent exits is the
+/// only one that escapes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessTree {
+    root: libc::pid_t,
+    tag: String,
+}
+
+/// What `/proc/PID/stat` says of a process.
+#[derive(Debug, Clone, Copy)]
+struct ProcStat {
+    pid: libc::pid_t,
+    ppid: libc::pid_t,
+    pgrp: libc::pid_t,
+    zombie: bool,
+    rss_pages: u64,
+}
+
+/// How many times killing a tree looks again for members that appeared.
+const KILL_ROUNDS: usize = 200;
+
+impl ProcessTree {
+    /// The engine's process id (also its process group's id).
+    pub fn root(&self) -> u32 {
+        self.root as u32
+    }
+
+    /// The members alive or not yet reaped. `root_unreaped` says whether
+    /// the root's pid still names the engine (once it is reaped the pid
+    /// may be reused, so its children by parent no longer count).
+    fn members(&self, root_unreaped: bool) -> Vec<ProcStat> {
+        let procs = all_processes();
+        // SAFETY: getpid has no preconditions.
+        let me = unsafe { libc::getpid() };
+        let mut children: HashMap<libc::pid_t, Vec<libc::pid_t>> = HashMap::new();
+        for p in &procs {
+            children.entry(p.ppid).or_default().push(p.pid);
+        }
+        let mut todo: Vec<libc::pid_t> = procs
+            .iter()
+            .filter(|p| {
+                (root_unreaped && p.pid == self.root)
+                    || p.pgrp == self.root
+                    || (p.ppid == me && has_tag(p.pid, &self.tag))
+            })
+            .map(|p| p.pid)
+            .collect();
+        let mut found = HashSet::new();
+        while let Some(pid) = todo.pop() {
+            if found.insert(pid)
+                && let Some(kids) = children.get(&pid)
+            {
+                todo.extend(kids);
+            }
+        }
+        procs
+            .into_iter()
+            .filter(|p| found.contains(&p.pid))
+            .collect()
+    }
+
+    /// Sends `sig` to every live member.
+    fn signal(&self, sig: libc::c_int, root_unreaped: bool) {
+        for p in self.members(root_unreaped) {
+            if !p.zombie {
+                send_signal(p.pid, sig);
+            }
+        }
+    }
+
+    /// Kills every member (`SIGSTOP` first, so that none forks a new one
+    /// unseen, then `SIGKILL`), looking again until none is left running.
+    /// Returns every member seen, for [`ProcessTree::reap`].
+    pub fn kill_all(&self, root_unreaped: bool) -> HashSet<u32> {
+        let mut seen = HashSet::new();
+        for round in 0..KILL_ROUNDS {
+            let live: Vec<libc::pid_t> = self
+                .members(root_unreaped)
+                .iter()
+                .filter(|p| !p.zombie)
+                .map(|p| p.pid)
+                .collect();
+            if live.is_empty() {
+                break;
+            }
+            for &pid in &live {
+                send_signal(pid, libc::SIGSTOP);
+            }
+            for p in self.members(root_unreaped) {
+                seen.insert(p.pid as u32);
+                if !p.zombie {
+                    send_signal(p.pid, libc::SIGKILL);
+                }
+            }
+            if round > 0 {
+                // Killed processes take a moment to become zombies.
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        seen
+    }
+
+    /// Reaps the members (but the root, its [`Child`]'s to reap) that
+    /// became this process's children once their parents died, waiting at
+    /// most a second for the last of them to die.
+    pub fn reap(&self, members: &HashSet<u32>) {
+        // SAFETY: getpid has no preconditions.
+        let me = unsafe { libc::getpid() };
+        let until = Instant::now() + Duration::from_secs(1);
+        loop {
+            let left: Vec<ProcStat> = all_processes()
+                .into_iter()
+                .filter(|p| p.pid != self.root && members.contains(&(p.pid as u32)))
+                .collect();
+            let mine: Vec<libc::pid_t> = left
+                .iter()
+                .filter(|p| p.ppid == me && p.zombie)
+                .map(|p| p.pid)
+                .collect();
+            for &pid in &mine {
+                // SAFETY: waitpid on a zombie child of this process only
+                // collects its status.
+                unsafe {
+                    libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+                }
+            }
+            if left.len() == mine.len() {
+                return;
+            }
+            if Instant::now() >= until {
+                tracing::warn!(left = left.len(), "engine processes did not die");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Whether any member is still running (zombies do not count).
+    pub fn alive(&self, root_unreaped: bool) -> bool {
+        self.members(root_unreaped).iter().any(|p| !p.zombie)
+    }
+
+    /// The resident memory of every running member, if any runs.
+    pub fn rss_bytes(&self, root_unreaped: bool) -> Option<u64> {
+        let live: Vec<ProcStat> = self
+            .members(root_unreaped)
+            .into_iter()
+            .filter(|p| !p.zombie)
+            .collect();
+        if live.is_empty() {
+            return None;
+        }
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        let page = u64::try_from(page).unwrap_or(4096);
+        Some(live.iter().map(|p| p.rss_pages * page).sum())
+    }
+
+    /// Kills every member at once (for a watchdog on another thread; the
+    /// owner of the [`EngineProcess`] reaps).
+    pub fn kill(&self) {
+        self.kill_all(true);
+    }
+}
+
+fn send_signal(pid: libc::pid_t, sig: libc::c_int) {
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid, sig);
+    }
+}
+
+/// Every process in `/proc` (those that vanish while it is read are left
+/// out).
+fn all_processes() -> Vec<ProcStat> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter_map(read_stat)
+        .collect()
+}
+
+fn read_stat(pid: libc::pid_t) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: the fields start
+    // after the last `)`.
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(ProcStat {
+        pid,
+        zombie: matches!(*fields.first()?, "Z" | "X"),
+        ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        // Field 24 of stat, the 22nd after the command name.
+        rss_pages: fields.get(21)?.parse().ok()?,
+    })
+}
+
+/// Whether process `pid`'s environment holds the tag `tag`.
+fn has_tag(pid: libc::pid_t, tag: &str) -> bool {
+    let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    let want = format!("{TAG_VAR}={tag}");
+    env.split(|&b| b == 0).any(|var| var == want.as_bytes())
 }
 
 fn pin_to_cpu(cpu: usize) -> std::io::Result<()> {
@@ -544,30 +787,45 @@ mod tests {
         assert_eq!(read_bounded_line(&mut reader), None);
     }
 
-    #[test]
-    fn killing_the_group_ends_forked_children() {
+    /// Starts `line`, waits for its first line of output and kills it;
+    /// then nothing of its tree may be left, zombies included.
+    fn nothing_left_after_killing(line: &str) {
         let (tx, rx) = channel();
-        // The shell forks a sleeper that would outlive it, then hangs.
-        let command = EngineCommand::new("sh -c 'sleep 30 & echo started; sleep 30'");
-        let mut process = EngineProcess::spawn(&command, move |out, _| {
+        let mut process = EngineProcess::spawn(&EngineCommand::new(line), move |out, _| {
             let _ = tx.send(out);
         })
         .unwrap();
         let first = rx.recv_timeout(Duration::from_secs(10)).unwrap();
         assert_eq!(first, Output::Line("started".into()));
-        let pgid = process.pid();
-        assert!(group_alive(pgid));
+        let tree = process.tree();
+        assert!(tree.members(true).len() >= 2, "{:?}", tree.members(true));
         process.shutdown(Duration::from_millis(10));
         // The reader sees the end of the output once every writer is gone.
         assert_eq!(
             rx.recv_timeout(Duration::from_secs(10)).unwrap(),
             Output::Closed
         );
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while group_alive(pgid) && Instant::now() < deadline {
-            std::thread::yield_now();
-        }
-        assert!(!group_alive(pgid), "a process of the group survived");
+        assert!(
+            tree.members(false).is_empty(),
+            "left behind: {:?}",
+            tree.members(false)
+        );
+    }
+
+    #[test]
+    fn killing_the_tree_ends_forked_children() {
+        // The shell forks a sleeper that would outlive it, then hangs.
+        nothing_left_after_killing("sh -c 'sleep 30 & echo started; sleep 30'");
+    }
+
+    #[test]
+    fn children_in_a_session_of_their_own_are_killed_too() {
+        // `setsid` puts a shell in a new session, which starts a sleeper
+        // and exits at once: the orphaned sleeper is in neither the
+        // engine's group nor its tree by parent, only its tag finds it.
+        nothing_left_after_killing(
+            "sh -c 'setsid sh -c \"sleep 30 >/dev/null &\"; echo started; sleep 30'",
+        );
     }
 
     #[test]

@@ -13,6 +13,10 @@
 //! - `error`: answers `ERROR no`;
 //! - `ignore-end`: plays well but ignores `END` (and `SIGTERM`);
 //! - `fork`: starts a child process that outlives it, then hangs;
+//! - `setsid`: plays well, but first starts a sleeper that escapes its
+//!   process group and session (a double fork through `setsid`);
+//! - `hog-child MB`: when asked for a move, starts a child that fills MB
+//!   of memory, and hangs;
 //! - `silent`: never answers `START`;
 //! - `eval N`: plays well, reporting `MESSAGE depth 1 ev N` before each move;
 //! - `hog MB`: when asked for a move, fills MB of memory and hangs.
@@ -33,9 +37,26 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = args.first().map(String::as_str).unwrap_or("good");
     let arg: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
-    if mode == "child" {
-        std::thread::sleep(Duration::from_secs(300));
-        return;
+    match mode {
+        "child" => {
+            std::thread::sleep(Duration::from_secs(300));
+            return;
+        }
+        "escape" => {
+            // SAFETY: setsid has no memory-safety preconditions.
+            unsafe {
+                libc::setsid();
+            }
+            // The sleeper is orphaned at once: this process exits.
+            spawn_self("child", None);
+            return;
+        }
+        "child-hog" => {
+            hog(arg);
+            return;
+        }
+        "setsid" => spawn_self("escape", None),
+        _ => {}
     }
     if mode == "ignore-end" {
         // SAFETY: ignoring a signal has no memory-safety preconditions.
@@ -122,6 +143,26 @@ fn main() {
     }
 }
 
+/// Starts this program again in `mode` (with `arg`), passing on the
+/// marker (a test's, to find the processes it started).
+fn spawn_self(mode: &str, arg: Option<u64>) {
+    let marker = std::env::args().nth(3);
+    let _ = std::process::Command::new(std::env::current_exe().expect("own path"))
+        .arg(mode)
+        .arg(arg.unwrap_or(0).to_string())
+        .args(marker)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn();
+}
+
+/// Holds `mb` MiB of resident memory (every page touched) until killed.
+fn hog(mb: u64) {
+    let hog = vec![1u8; (mb as usize) << 20];
+    std::hint::black_box(&hog);
+    std::thread::sleep(Duration::from_secs(300));
+}
+
 fn say(out: &mut impl Write, line: &str) {
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
@@ -144,15 +185,11 @@ fn answer(mode: &str, arg: u64, game: &mut Game, out: &mut impl Write) {
     let reply = match mode {
         "hang" => return,
         "fork" => {
-            // The child keeps the parent's arguments (a test's marker) so
-            // that it can be found.
-            let mut args = std::env::args().skip(1);
-            let _ = std::process::Command::new(std::env::current_exe().expect("own path"))
-                .arg("child")
-                .args(args.nth(2))
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .spawn();
+            spawn_self("child", None);
+            return;
+        }
+        "hog-child" => {
+            spawn_self("child-hog", Some(arg));
             return;
         }
         "crash" => std::process::exit(3),
@@ -168,10 +205,7 @@ fn answer(mode: &str, arg: u64, game: &mut Game, out: &mut impl Write) {
             legal()
         }
         "hog" => {
-            // Resident memory: every page touched.
-            let hog = vec![1u8; (arg as usize) << 20];
-            std::hint::black_box(&hog);
-            std::thread::sleep(Duration::from_secs(300));
+            hog(arg);
             return;
         }
         "offboard" => return say(out, "15,15"),
