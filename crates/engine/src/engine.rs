@@ -162,6 +162,7 @@ impl Engine {
                 .into_iter()
                 .next()
                 .ok_or(PlayerError::NoMove)?;
+            outcome.pv = vec![outcome.best];
         }
         tracing::debug!(
             best = %outcome.best,

@@ -43,6 +43,8 @@ const QUIET_MOVES_BASE: usize = 6;
 const QUIET_MOVES_PER_PLY: usize = 3;
 /// Moves searched at a principal-variation node that is not the root.
 const PV_MOVES: usize = 24;
+/// Longest principal variation reported.
+const MAX_PV: usize = 24;
 
 /// When to stop searching.
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +80,9 @@ pub struct Outcome {
     pub nodes: u64,
     /// Why the move was chosen.
     pub reason: Reason,
+    /// The expected line of play from this position, starting with
+    /// [`Outcome::best`]: legal moves only, each side's reply in turn.
+    pub pv: Vec<Point>,
 }
 
 /// How the move was decided.
@@ -554,6 +559,7 @@ impl<'a> Searcher<'a> {
             depth: 0,
             nodes,
             reason,
+            pv: vec![best],
         };
         if let Some(p) = t.my_five {
             return Some(decided(p, WIN - 1, Reason::Five, 0));
@@ -601,6 +607,7 @@ impl<'a> Searcher<'a> {
             depth: 0,
             nodes: 0,
             reason: Reason::Search,
+            pv: Vec::new(),
         };
         for depth in self.start_depth..=self.limits.max_depth {
             let (score, index, complete) = self.search_root(&root, depth);
@@ -629,7 +636,32 @@ impl<'a> Searcher<'a> {
             }
         }
         best.nodes = self.nodes;
+        best.pv = self.principal_variation(best.best);
         Some(best)
+    }
+
+    /// The line the search expects after `first`: the table's best move of
+    /// each position in turn, while it is legal and the game goes on.
+    fn principal_variation(&mut self, first: Point) -> Vec<Point> {
+        let mut pv = Vec::with_capacity(MAX_PV);
+        let mut next = Some(first);
+        while let Some(m) = next {
+            let side = self.pos.side();
+            if pv.len() >= MAX_PV || !self.pos.is_empty(m) || !self.pos.is_legal_for(side, m) {
+                break;
+            }
+            let five = self.pos.threat(side, m) == Threat::Five;
+            self.pos.play(m);
+            pv.push(m);
+            if five {
+                break;
+            }
+            next = self.tt.probe(self.pos.hash()).and_then(|e| e.best);
+        }
+        for _ in 0..pv.len() {
+            self.pos.undo();
+        }
+        pv
     }
 
     /// If the opponent threatens a win by fours (were it to move now),
