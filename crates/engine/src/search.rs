@@ -57,6 +57,9 @@ pub struct Limits {
     /// Start no new iteration after this instant when the last iteration
     /// changed the best move: an unsettled position deserves more time.
     pub unstable_deadline: Option<Instant>,
+    /// The root solvers (VCF, VCT, the check of the opponent's VCF) give
+    /// up after this instant, leaving the rest to the alpha-beta search.
+    pub solver_deadline: Option<Instant>,
     /// Stop after this many nodes (deterministic).
     pub max_nodes: Option<u64>,
     /// Deepest iteration.
@@ -132,6 +135,10 @@ pub struct Searcher<'a> {
     /// long, and so may the reply on its way to the manager.
     last_clock: Instant,
     longest_gap: Duration,
+    /// While the root solvers run, when their time is up; then the node
+    /// count at that moment, beyond which every solver gives up.
+    solver_deadline: Option<Instant>,
+    solver_cap: u64,
 }
 
 impl<'a> Searcher<'a> {
@@ -152,6 +159,8 @@ impl<'a> Searcher<'a> {
             helper: false,
             last_clock: Instant::now(),
             longest_gap: Duration::ZERO,
+            solver_deadline: None,
+            solver_cap: u64::MAX,
         }
     }
 
@@ -180,10 +189,20 @@ impl<'a> Searcher<'a> {
             let now = Instant::now();
             self.longest_gap = self.longest_gap.max(now - self.last_clock);
             self.last_clock = now;
+            if self.solver_deadline.is_some_and(|d| now >= d) {
+                self.solver_deadline = None;
+                self.solver_cap = self.nodes;
+            }
             let late = self.limits.deadline.is_some_and(|d| now >= d);
             self.stopped = late || self.stop.load(Ordering::Relaxed);
         }
         self.stopped
+    }
+
+    /// Whether a solver has used its node allowance `budget`, or the root
+    /// solvers their share of the time.
+    fn spent(&self, budget: u64) -> bool {
+        self.nodes > budget.min(self.solver_cap)
     }
 
     fn threats(&self) -> Threats {
@@ -266,7 +285,7 @@ impl<'a> Searcher<'a> {
     /// the five.
     fn vcf(&mut self, depth: u32, budget: u64) -> Option<(Point, i32)> {
         self.nodes += 1;
-        if self.nodes > budget || self.should_stop() {
+        if self.spent(budget) || self.should_stop() {
             return None;
         }
         let me = self.pos.side();
@@ -327,7 +346,7 @@ impl<'a> Searcher<'a> {
                 return None;
             }
         }
-        if !self.stopped && self.nodes <= budget {
+        if !self.stopped && !self.spent(budget) {
             self.vcf_fails[slot] = tag;
         }
         None
@@ -339,7 +358,7 @@ impl<'a> Searcher<'a> {
     /// the defender's own fours. Returns the first move.
     fn vct(&mut self, depth: u32, budget: u64) -> Option<Point> {
         self.nodes += 1;
-        if self.nodes > budget || self.should_stop() {
+        if self.spent(budget) || self.should_stop() {
             return None;
         }
         if let Some((p, _)) = self.vcf(depth.min(12), budget) {
@@ -385,7 +404,7 @@ impl<'a> Searcher<'a> {
             if won {
                 return Some(m);
             }
-            if self.stopped || self.nodes > budget {
+            if self.stopped || self.spent(budget) {
                 return None;
             }
         }
@@ -396,7 +415,7 @@ impl<'a> Searcher<'a> {
     /// loses.
     fn vct_defend(&mut self, depth: u32, budget: u64) -> bool {
         self.nodes += 1;
-        if self.nodes > budget || self.should_stop() {
+        if self.spent(budget) || self.should_stop() {
             return false;
         }
         let t = self.threats();
@@ -416,7 +435,7 @@ impl<'a> Searcher<'a> {
                 return false;
             }
         }
-        !self.stopped && self.nodes <= budget
+        !self.stopped && !self.spent(budget)
     }
 
     fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
@@ -574,6 +593,9 @@ impl<'a> Searcher<'a> {
         if self.pos.moves().is_empty() {
             return Some(decided(Point::CENTER, 0, Reason::Forced, 0));
         }
+        // On a loaded machine the solvers' node allowances alone could take
+        // the whole move and leave the search a depth or two.
+        self.solver_deadline = self.limits.solver_deadline;
         if t.opp_five.is_none() && !self.helper {
             let budget = self.limits.root_vcf_nodes;
             if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget) {
@@ -598,6 +620,8 @@ impl<'a> Searcher<'a> {
         } else if t.opp_five.is_none() && !self.helper {
             self.refute_vcf(&mut root);
         }
+        self.solver_deadline = None;
+        self.solver_cap = u64::MAX;
         if root.len() == 1 {
             return Some(decided(root[0].0, 0, Reason::Forced, self.nodes));
         }
