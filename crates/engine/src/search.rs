@@ -776,3 +776,47 @@ fn score_from_tt(score: i32, ply: i32) -> i32 {
         score
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use renju::Rule;
+
+    fn limits(solver_deadline: Option<Instant>) -> Limits {
+        Limits {
+            deadline: None,
+            soft_deadline: None,
+            unstable_deadline: None,
+            solver_deadline,
+            max_nodes: Some(20_000),
+            max_depth: 4,
+            root_vcf_nodes: 5_000,
+            root_vct_nodes: 5_000,
+        }
+    }
+
+    #[test]
+    fn root_solvers_give_way_to_the_search_when_their_time_is_up() {
+        // White to move wins by threes at h8 (two open threes).
+        let moves: Vec<Point> = "a1 f8 a3 g8 a5 h6 o1 h7 o15"
+            .split_whitespace()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let pos = Position::from_moves(Rule::Renju, &moves);
+        let tt = Table::new(1 << 20);
+        let stop = AtomicBool::new(false);
+        let solved = Searcher::new(pos.clone(), &tt, &stop, limits(None))
+            .think()
+            .unwrap();
+        assert_eq!(solved.reason, Reason::Vct);
+        tt.clear();
+        let past = Instant::now();
+        let searched = Searcher::new(pos, &tt, &stop, limits(Some(past)))
+            .think()
+            .unwrap();
+        // The alpha-beta search (its leaves' short VCF) still finds it.
+        assert_eq!(searched.reason, Reason::Search, "{searched:?}");
+        assert_eq!(searched.best, solved.best);
+        assert!(searched.score >= WIN_BOUND, "{searched:?}");
+    }
+}
