@@ -260,17 +260,20 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
 mod tests {
     use super::*;
 
-    fn talk(input: &'static str) -> Vec<String> {
-        let engine = Engine::with_config(
+    fn engine(nodes: u64) -> Engine {
+        Engine::with_config(
             Rule::Renju,
             EngineConfig {
-                max_nodes: Some(500),
+                max_nodes: Some(nodes),
                 hash_bytes: 1 << 20,
                 ..EngineConfig::default()
             },
-        );
+        )
+    }
+
+    fn talk(input: &'static str) -> Vec<String> {
         let mut out = Vec::new();
-        serve(input.as_bytes(), &mut out, engine).unwrap();
+        serve(input.as_bytes(), &mut out, engine(500)).unwrap();
         String::from_utf8(out)
             .unwrap()
             .lines()
@@ -295,17 +298,9 @@ mod tests {
 
     #[test]
     fn reports_the_principal_variation_from_the_move_played() {
-        let engine = Engine::with_config(
-            Rule::Renju,
-            EngineConfig {
-                max_nodes: Some(5000),
-                hash_bytes: 1 << 20,
-                ..EngineConfig::default()
-            },
-        );
         let mut out = Vec::new();
         let input = "START 15\nINFO rule 4\nBOARD\n7,7,2\n8,8,1\nDONE\n";
-        serve(input.as_bytes(), &mut out, engine).unwrap();
+        serve(input.as_bytes(), &mut out, engine(5000)).unwrap();
         let out = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         let message = lines[1];
