@@ -128,6 +128,7 @@ impl Engine {
             deadline: Some(start + usable),
             soft_deadline: Some(start + usable.mul_f64(0.55)),
             unstable_deadline: Some(start + usable.mul_f64(0.85)),
+            solver_deadline: Some(start + usable.mul_f64(0.25)),
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),
             root_vcf_nodes: self.config.max_nodes.map_or(50_000, |n| (n / 4).max(1)),
@@ -162,6 +163,7 @@ impl Engine {
                 .into_iter()
                 .next()
                 .ok_or(PlayerError::NoMove)?;
+            outcome.pv = vec![outcome.best];
         }
         tracing::debug!(
             best = %outcome.best,

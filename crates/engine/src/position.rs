@@ -5,8 +5,9 @@
 //! Every empty point carries, for each colour, its four line patterns
 //! ([`Line`]), their combination ([`Threat`]) and a value. Placing or
 //! removing a stone changes only the points within five along its four
-//! lines, so only those (at most 40) are reclassified. The evaluation is
-//! the difference of the two colours' summed point values.
+//! lines, so only those (at most 40) are reclassified; taking the stone
+//! back restores them from a log of what the move changed. The evaluation
+//! is the difference of the two colours' summed point values.
 
 use std::sync::LazyLock;
 
@@ -116,6 +117,16 @@ const LINE_VALUE: [i32; 11] = [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500];
 /// Extra value of a combination of lines.
 const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 
+/// One colour's state at one point before a move changed it.
+#[derive(Clone, Copy)]
+struct Saved {
+    color: u8,
+    point: Point,
+    lines: [Line; 4],
+    threat: Threat,
+    value: i32,
+}
+
 /// A position with incrementally maintained patterns.
 #[derive(Clone)]
 pub struct Position {
@@ -128,6 +139,10 @@ pub struct Position {
     total: [i32; 2],
     near: [u8; NUM_POINTS],
     moves: Vec<Point>,
+    /// What each move changed, so that undoing it restores instead of
+    /// reclassifying again; `marks` holds the log's length before each move.
+    saved: Vec<Saved>,
+    marks: Vec<usize>,
     passed: bool,
     modes: [FiveMode; 2],
     patterns: Patterns,
@@ -154,6 +169,8 @@ impl Position {
             total: [0; 2],
             near: [0; NUM_POINTS],
             moves: Vec::with_capacity(NUM_POINTS),
+            saved: Vec::new(),
+            marks: Vec::with_capacity(NUM_POINTS),
             passed: false,
             modes: [mode(Color::Black), mode(Color::White)],
             patterns: Patterns::get(),
@@ -162,6 +179,7 @@ impl Position {
         for p in Point::all() {
             pos.refresh(p);
         }
+        pos.saved.clear();
         pos
     }
 
@@ -303,6 +321,7 @@ impl Position {
             .place(p, c)
             .expect("the search only plays empty points");
         self.moves.push(p);
+        self.marks.push(self.saved.len());
         self.refresh_around(p);
         for &q in &self.geometry.around[p.index()] {
             self.near[q.index()] += 1;
@@ -313,14 +332,22 @@ impl Position {
     pub fn undo(&mut self) {
         let p = self.moves.pop().expect("undo after play");
         self.board.remove(p).expect("the last move holds a stone");
-        self.refresh_around(p);
+        let mark = self.marks.pop().expect("a mark per move");
+        while self.saved.len() > mark {
+            let s = self.saved.pop().expect("longer than the mark");
+            let (c, i) = (usize::from(s.color), s.point.index());
+            self.lines[c][i] = s.lines;
+            self.set_threat(c, s.point, s.threat);
+            self.total[c] += s.value - self.value[c][i];
+            self.value[c][i] = s.value;
+        }
         for &q in &self.geometry.around[p.index()] {
             self.near[q.index()] -= 1;
         }
     }
 
     /// Reclassifies the points whose windows hold `p`, after a stone was
-    /// placed there or taken away.
+    /// placed there.
     fn refresh_around(&mut self, p: Point) {
         let g = self.geometry;
         for d in 0..NUM_DIRS {
@@ -342,12 +369,26 @@ impl Position {
             }
         } else {
             for c in 0..2 {
+                self.save(c, p);
                 self.total[c] -= self.value[c][p.index()];
                 self.value[c][p.index()] = 0;
                 self.set_threat(c, p, Threat::None);
                 self.lines[c][p.index()] = [Line::Dead; 4];
             }
         }
+    }
+
+    /// Logs `c`'s state at `p` before the move in progress changes it.
+    #[inline]
+    fn save(&mut self, c: usize, p: Point) {
+        let i = p.index();
+        self.saved.push(Saved {
+            color: c as u8,
+            point: p,
+            lines: self.lines[c][i],
+            threat: self.threat[c][i],
+            value: self.value[c][i],
+        });
     }
 
     /// Records `c`'s threat at `p`, keeping the threat sets in step.
@@ -380,6 +421,7 @@ impl Position {
             }
             // Update a copy and store it whole: reading the array back
             // right after a one-byte store would stall the load.
+            self.save(c, p);
             lines[d] = l;
             self.lines[c][i] = lines;
             let threat = self.patterns.threat(lines);
@@ -426,6 +468,9 @@ mod tests {
         assert_eq!(pos.lines, empty.lines);
         assert_eq!(pos.near, empty.near);
         assert_eq!(pos.sets, empty.sets);
+        assert_eq!(pos.value, empty.value);
+        assert_eq!(pos.threat, empty.threat);
+        assert!(pos.saved.is_empty());
     }
 
     #[test]

@@ -43,6 +43,8 @@ const QUIET_MOVES_BASE: usize = 6;
 const QUIET_MOVES_PER_PLY: usize = 3;
 /// Moves searched at a principal-variation node that is not the root.
 const PV_MOVES: usize = 24;
+/// Longest principal variation reported.
+const MAX_PV: usize = 24;
 
 /// When to stop searching.
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +57,9 @@ pub struct Limits {
     /// Start no new iteration after this instant when the last iteration
     /// changed the best move: an unsettled position deserves more time.
     pub unstable_deadline: Option<Instant>,
+    /// The root solvers (VCF, VCT, the check of the opponent's VCF) give
+    /// up after this instant, leaving the rest to the alpha-beta search.
+    pub solver_deadline: Option<Instant>,
     /// Stop after this many nodes (deterministic).
     pub max_nodes: Option<u64>,
     /// Deepest iteration.
@@ -78,6 +83,9 @@ pub struct Outcome {
     pub nodes: u64,
     /// Why the move was chosen.
     pub reason: Reason,
+    /// The expected line of play from this position, starting with
+    /// [`Outcome::best`]: legal moves only, each side's reply in turn.
+    pub pv: Vec<Point>,
 }
 
 /// How the move was decided.
@@ -127,6 +135,10 @@ pub struct Searcher<'a> {
     /// long, and so may the reply on its way to the manager.
     last_clock: Instant,
     longest_gap: Duration,
+    /// While the root solvers run, when their time is up; then the node
+    /// count at that moment, beyond which every solver gives up.
+    solver_deadline: Option<Instant>,
+    solver_cap: u64,
 }
 
 impl<'a> Searcher<'a> {
@@ -147,6 +159,8 @@ impl<'a> Searcher<'a> {
             helper: false,
             last_clock: Instant::now(),
             longest_gap: Duration::ZERO,
+            solver_deadline: None,
+            solver_cap: u64::MAX,
         }
     }
 
@@ -175,10 +189,20 @@ impl<'a> Searcher<'a> {
             let now = Instant::now();
             self.longest_gap = self.longest_gap.max(now - self.last_clock);
             self.last_clock = now;
+            if self.solver_deadline.is_some_and(|d| now >= d) {
+                self.solver_deadline = None;
+                self.solver_cap = self.nodes;
+            }
             let late = self.limits.deadline.is_some_and(|d| now >= d);
             self.stopped = late || self.stop.load(Ordering::Relaxed);
         }
         self.stopped
+    }
+
+    /// Whether a solver has used its node allowance `budget`, or the root
+    /// solvers their share of the time.
+    fn spent(&self, budget: u64) -> bool {
+        self.nodes > budget.min(self.solver_cap)
     }
 
     fn threats(&self) -> Threats {
@@ -261,7 +285,7 @@ impl<'a> Searcher<'a> {
     /// the five.
     fn vcf(&mut self, depth: u32, budget: u64) -> Option<(Point, i32)> {
         self.nodes += 1;
-        if self.nodes > budget || self.should_stop() {
+        if self.spent(budget) || self.should_stop() {
             return None;
         }
         let me = self.pos.side();
@@ -322,7 +346,7 @@ impl<'a> Searcher<'a> {
                 return None;
             }
         }
-        if !self.stopped && self.nodes <= budget {
+        if !self.stopped && !self.spent(budget) {
             self.vcf_fails[slot] = tag;
         }
         None
@@ -334,7 +358,7 @@ impl<'a> Searcher<'a> {
     /// the defender's own fours. Returns the first move.
     fn vct(&mut self, depth: u32, budget: u64) -> Option<Point> {
         self.nodes += 1;
-        if self.nodes > budget || self.should_stop() {
+        if self.spent(budget) || self.should_stop() {
             return None;
         }
         if let Some((p, _)) = self.vcf(depth.min(12), budget) {
@@ -380,7 +404,7 @@ impl<'a> Searcher<'a> {
             if won {
                 return Some(m);
             }
-            if self.stopped || self.nodes > budget {
+            if self.stopped || self.spent(budget) {
                 return None;
             }
         }
@@ -391,7 +415,7 @@ impl<'a> Searcher<'a> {
     /// loses.
     fn vct_defend(&mut self, depth: u32, budget: u64) -> bool {
         self.nodes += 1;
-        if self.nodes > budget || self.should_stop() {
+        if self.spent(budget) || self.should_stop() {
             return false;
         }
         let t = self.threats();
@@ -411,7 +435,7 @@ impl<'a> Searcher<'a> {
                 return false;
             }
         }
-        !self.stopped && self.nodes <= budget
+        !self.stopped && !self.spent(budget)
     }
 
     fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
@@ -554,6 +578,7 @@ impl<'a> Searcher<'a> {
             depth: 0,
             nodes,
             reason,
+            pv: vec![best],
         };
         if let Some(p) = t.my_five {
             return Some(decided(p, WIN - 1, Reason::Five, 0));
@@ -568,6 +593,9 @@ impl<'a> Searcher<'a> {
         if self.pos.moves().is_empty() {
             return Some(decided(Point::CENTER, 0, Reason::Forced, 0));
         }
+        // On a loaded machine the solvers' node allowances alone could take
+        // the whole move and leave the search a depth or two.
+        self.solver_deadline = self.limits.solver_deadline;
         if t.opp_five.is_none() && !self.helper {
             let budget = self.limits.root_vcf_nodes;
             if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget) {
@@ -592,6 +620,8 @@ impl<'a> Searcher<'a> {
         } else if t.opp_five.is_none() && !self.helper {
             self.refute_vcf(&mut root);
         }
+        self.solver_deadline = None;
+        self.solver_cap = u64::MAX;
         if root.len() == 1 {
             return Some(decided(root[0].0, 0, Reason::Forced, self.nodes));
         }
@@ -601,6 +631,7 @@ impl<'a> Searcher<'a> {
             depth: 0,
             nodes: 0,
             reason: Reason::Search,
+            pv: Vec::new(),
         };
         for depth in self.start_depth..=self.limits.max_depth {
             let (score, index, complete) = self.search_root(&root, depth);
@@ -629,7 +660,32 @@ impl<'a> Searcher<'a> {
             }
         }
         best.nodes = self.nodes;
+        best.pv = self.principal_variation(best.best);
         Some(best)
+    }
+
+    /// The line the search expects after `first`: the table's best move of
+    /// each position in turn, while it is legal and the game goes on.
+    fn principal_variation(&mut self, first: Point) -> Vec<Point> {
+        let mut pv = Vec::with_capacity(MAX_PV);
+        let mut next = Some(first);
+        while let Some(m) = next {
+            let side = self.pos.side();
+            if pv.len() >= MAX_PV || !self.pos.is_empty(m) || !self.pos.is_legal_for(side, m) {
+                break;
+            }
+            let five = self.pos.threat(side, m) == Threat::Five;
+            self.pos.play(m);
+            pv.push(m);
+            if five {
+                break;
+            }
+            next = self.tt.probe(self.pos.hash()).and_then(|e| e.best);
+        }
+        for _ in 0..pv.len() {
+            self.pos.undo();
+        }
+        pv
     }
 
     /// If the opponent threatens a win by fours (were it to move now),
@@ -718,5 +774,49 @@ fn score_from_tt(score: i32, ply: i32) -> i32 {
         score + ply
     } else {
         score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use renju::Rule;
+
+    fn limits(solver_deadline: Option<Instant>) -> Limits {
+        Limits {
+            deadline: None,
+            soft_deadline: None,
+            unstable_deadline: None,
+            solver_deadline,
+            max_nodes: Some(20_000),
+            max_depth: 4,
+            root_vcf_nodes: 5_000,
+            root_vct_nodes: 5_000,
+        }
+    }
+
+    #[test]
+    fn root_solvers_give_way_to_the_search_when_their_time_is_up() {
+        // White to move wins by threes at h8 (two open threes).
+        let moves: Vec<Point> = "a1 f8 a3 g8 a5 h6 o1 h7 o15"
+            .split_whitespace()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let pos = Position::from_moves(Rule::Renju, &moves);
+        let tt = Table::new(1 << 20);
+        let stop = AtomicBool::new(false);
+        let solved = Searcher::new(pos.clone(), &tt, &stop, limits(None))
+            .think()
+            .unwrap();
+        assert_eq!(solved.reason, Reason::Vct);
+        tt.clear();
+        let past = Instant::now();
+        let searched = Searcher::new(pos, &tt, &stop, limits(Some(past)))
+            .think()
+            .unwrap();
+        // The alpha-beta search (its leaves' short VCF) still finds it.
+        assert_eq!(searched.reason, Reason::Search, "{searched:?}");
+        assert_eq!(searched.best, solved.best);
+        assert!(searched.score >= WIN_BOUND, "{searched:?}");
     }
 }

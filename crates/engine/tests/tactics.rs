@@ -167,3 +167,28 @@ fn self_play_never_plays_forbidden() {
         }
     }
 }
+
+#[test]
+fn the_principal_variation_is_a_legal_line_from_the_best_move() {
+    for opening in OPENINGS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let g = Game::from_moves(Rule::Renju, pts(opening)).unwrap();
+        let o = engine(20_000).analyse(&g, BUDGET).unwrap();
+        assert_eq!(o.pv.first(), Some(&o.best), "{opening}");
+        if o.reason == Reason::Search && o.depth >= 2 {
+            assert!(
+                o.pv.len() >= 2,
+                "{opening}: {:?} at depth {}",
+                o.pv,
+                o.depth
+            );
+        }
+        let mut line = g.clone();
+        for &m in &o.pv {
+            line.play(m)
+                .unwrap_or_else(|e| panic!("{opening}: {m} in {:?}: {e}", o.pv));
+        }
+    }
+}

@@ -121,10 +121,16 @@ fn serve(
                 searching = None;
                 match result {
                     Ok(o) => {
+                        let pv: Vec<String> =
+                            o.pv.iter().map(|&p| gomocup::format_point(p)).collect();
                         writeln!(
                             output,
-                            "MESSAGE depth {} score {} nodes {} ({:?})",
-                            o.depth, o.score, o.nodes, o.reason
+                            "MESSAGE depth {} score {} nodes {} ({:?}) pv {}",
+                            o.depth,
+                            o.score,
+                            o.nodes,
+                            o.reason,
+                            pv.join(" ")
                         )?;
                         protocol.handle(BrainEvent::Moved(o.best), now);
                     }
@@ -254,17 +260,20 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
 mod tests {
     use super::*;
 
-    fn talk(input: &'static str) -> Vec<String> {
-        let engine = Engine::with_config(
+    fn engine(nodes: u64) -> Engine {
+        Engine::with_config(
             Rule::Renju,
             EngineConfig {
-                max_nodes: Some(500),
+                max_nodes: Some(nodes),
                 hash_bytes: 1 << 20,
                 ..EngineConfig::default()
             },
-        );
+        )
+    }
+
+    fn talk(input: &'static str) -> Vec<String> {
         let mut out = Vec::new();
-        serve(input.as_bytes(), &mut out, engine).unwrap();
+        serve(input.as_bytes(), &mut out, engine(500)).unwrap();
         String::from_utf8(out)
             .unwrap()
             .lines()
@@ -285,6 +294,28 @@ mod tests {
         assert!(gomocup::parse_point(&out[2]).is_some(), "{out:?}");
         assert!(out[3].starts_with("name="), "{out:?}");
         assert_eq!(out.len(), 4);
+    }
+
+    #[test]
+    fn reports_the_principal_variation_from_the_move_played() {
+        let mut out = Vec::new();
+        let input = "START 15\nINFO rule 4\nBOARD\n7,7,2\n8,8,1\nDONE\n";
+        serve(input.as_bytes(), &mut out, engine(5000)).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        let message = lines[1];
+        let pv: Vec<&str> = message
+            .split_once(" pv ")
+            .unwrap_or_else(|| panic!("{message}"))
+            .1
+            .split(' ')
+            .collect();
+        assert_eq!(pv[0], lines[2], "{out}");
+        assert!(pv.len() >= 2, "{out}");
+        assert!(
+            pv.iter().all(|p| gomocup::parse_point(p).is_some()),
+            "{out}"
+        );
     }
 
     #[test]
