@@ -149,7 +149,7 @@ pub struct Analysis {
     pub depth: i32,
     /// Nodes searched.
     pub nodes: u64,
-    /// The principal variation (the engine reports its first move only).
+    /// The principal variation: the line the engine expects, from `best`.
     pub pv: Vec<String>,
 }
 
@@ -170,7 +170,7 @@ pub async fn analyse(rule: Rule, moves: Vec<Point>) -> Option<Analysis> {
             score: outcome.score,
             depth: outcome.depth,
             nodes: outcome.nodes,
-            pv: vec![outcome.best.to_string()],
+            pv: outcome.pv.iter().map(ToString::to_string).collect(),
         })
     })
     .await

@@ -297,7 +297,18 @@ async fn the_engine_answers_and_grants_a_takeback() {
     assert_eq!(st["to_move"], "black");
     send(&mut p, json!({"type": "analyse"})).await;
     let a = next(&mut p, "analysis").await;
-    assert!(a["analysis"]["best"].is_string());
+    let best = a["analysis"]["best"].as_str().unwrap();
+    // The engine's line starts with its move and is a line of distinct
+    // points on the board.
+    let pv: Vec<renju::Point> = a["analysis"]["pv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(pv.first().map(ToString::to_string).as_deref(), Some(best));
+    let distinct: std::collections::HashSet<_> = pv.iter().collect();
+    assert_eq!(distinct.len(), pv.len(), "{pv:?}");
 }
 
 /// Every in-room message outside a room is answered `not_in_room` (the
