@@ -70,6 +70,10 @@ enum Job {
     Think {
         game: Box<Game>,
         budget: Duration,
+        /// When the command loop asked: jobs queued before this one (a new
+        /// table for `max_memory`, clearing it for a new game) run on the
+        /// same thread and their time is the move's time too.
+        asked: Instant,
         stop: Arc<AtomicBool>,
     },
     NewGame(Rule),
@@ -178,7 +182,15 @@ fn carry_out(
             BrainOutput::Think { game, budget } => {
                 let stop = Arc::new(AtomicBool::new(false));
                 *searching = Some(Arc::clone(&stop));
-                send_job(jobs, Job::Think { game, budget, stop })?;
+                send_job(
+                    jobs,
+                    Job::Think {
+                        game,
+                        budget,
+                        asked: Instant::now(),
+                        stop,
+                    },
+                )?;
             }
             BrainOutput::Stop => {
                 if let Some(stop) = searching {
@@ -231,7 +243,13 @@ fn read(mut input: impl BufRead, events: &SyncSender<Event>) {
 fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &SyncSender<Event>) {
     for job in jobs {
         match job {
-            Job::Think { game, budget, stop } => {
+            Job::Think {
+                game,
+                budget,
+                asked,
+                stop,
+            } => {
+                let budget = budget.saturating_sub(asked.elapsed());
                 // A bug in the search costs this move an ERROR, not the
                 // brain its answers.
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
