@@ -3,12 +3,15 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
 
 use omok::records::GameRecord;
 use serde::{Deserialize, Serialize};
 
 use crate::bingo_record::BingoGameRecord;
-use crate::{Error, Result, Store, from_json, to_json, with_pool};
+use crate::{Backend, Error, Result, Store, from_json, to_json, with_pool};
 
 /// Which game a record is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -274,24 +277,20 @@ fn summary(
 impl Store {
     /// Saves a finished Omok game; returns its new id once it is durable.
     pub async fn save_omok(&self, record: &GameRecord) -> Result<String> {
-        self.save(&NewGame::omok(record, None)?).await
+        self.save(NewGame::omok(record, None)?).await
     }
 
     /// Saves a finished bingo game; returns its new id once it is durable.
     /// A record that is not a consistent game is refused
     /// ([`Error::Invalid`]).
     pub async fn save_bingo(&self, record: &BingoGameRecord) -> Result<String> {
-        self.save(&NewGame::bingo(record)?).await
+        self.save(NewGame::bingo(record)?).await
     }
 
-    async fn save(&self, game: &NewGame) -> Result<String> {
-        let id = with_pool!(self, |pool| {
-            let mut tx = pool.begin().await?;
-            let id = insert_game!(tx, game);
-            tx.commit().await?;
-            id
-        });
-        tracing::debug!(%id, kind = %game.kind, "game saved");
+    async fn save(&self, game: NewGame) -> Result<String> {
+        let kind = game.kind;
+        let id = self.saves.save(game).await?;
+        tracing::debug!(%id, %kind, "game saved");
         Ok(id)
     }
 
@@ -371,5 +370,98 @@ impl Store {
             .map(|row| Ok(summary(row)?.0))
             .collect::<Result<_>>()?;
         Ok(Page { games, next })
+    }
+}
+
+/// Saves waiting for the writer, at most this many (callers wait beyond).
+const SAVE_QUEUE: usize = 4096;
+
+/// Records committed together at most: a bound on one transaction's size.
+const MAX_GROUP: usize = 512;
+
+/// A save handed to the writer, and where its answer goes.
+type PendingSave = (NewGame, oneshot::Sender<Result<String>>);
+
+/// The way to the store's writer task, which commits the saves waiting at
+/// each moment in one transaction (group commit).
+#[derive(Debug, Clone)]
+pub(crate) struct SaveQueue {
+    tx: mpsc::Sender<PendingSave>,
+}
+
+impl SaveQueue {
+    /// Starts the writer on the current tokio runtime; it ends when the
+    /// last clone of the queue is dropped.
+    pub(crate) fn start(backend: Backend) -> SaveQueue {
+        let (tx, rx) = mpsc::channel(SAVE_QUEUE);
+        tokio::spawn(write_groups(Writer { backend }, rx));
+        SaveQueue { tx }
+    }
+
+    /// Saves a game; answers once its group is committed.
+    async fn save(&self, game: NewGame) -> Result<String> {
+        let (answer, answered) = oneshot::channel();
+        self.tx
+            .send((game, answer))
+            .await
+            .map_err(|_| Error::WriterStopped)?;
+        answered.await.map_err(|_| Error::WriterStopped)?
+    }
+}
+
+/// What the writer task holds: the pool (named `backend` for `with_pool!`).
+struct Writer {
+    backend: Backend,
+}
+
+/// The writer task: takes every save waiting, commits them together, and
+/// answers each, until the queue closes.
+async fn write_groups(writer: Writer, mut rx: mpsc::Receiver<PendingSave>) {
+    let mut group = Vec::with_capacity(MAX_GROUP);
+    while rx.recv_many(&mut group, MAX_GROUP).await > 0 {
+        let (games, answers): (Vec<NewGame>, Vec<_>) = group.drain(..).unzip();
+        let results = match writer.commit(&games).await {
+            Ok(results) => results,
+            Err(e) => {
+                let e = Arc::new(e);
+                games
+                    .iter()
+                    .map(|_| Err(Error::GroupCommit(Arc::clone(&e))))
+                    .collect()
+            }
+        };
+        tracing::debug!(games = games.len(), "group committed");
+        for (answer, result) in answers.into_iter().zip(results) {
+            // A caller that stopped waiting still has its game stored.
+            let _ = answer.send(result);
+        }
+    }
+}
+
+impl Writer {
+    /// Inserts `games` in one transaction, each in a savepoint of its own so
+    /// that a refused one is rolled back alone; returns each game's id or
+    /// error, or the error that failed the whole transaction.
+    async fn commit(&self, games: &[NewGame]) -> Result<Vec<Result<String>>, sqlx::Error> {
+        use sqlx::Connection as _;
+        Ok(with_pool!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            let mut results = Vec::with_capacity(games.len());
+            for game in games {
+                let mut savepoint = tx.begin().await?;
+                let inserted = async {
+                    let id = insert_game!(savepoint, game);
+                    Ok::<_, Error>(id)
+                }
+                .await;
+                match inserted {
+                    Ok(_) => savepoint.commit().await?,
+                    Err(_) => savepoint.rollback().await?,
+                }
+                results.push(inserted);
+            }
+            tx.commit().await?;
+            results
+        }))
     }
 }
