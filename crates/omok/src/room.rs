@@ -496,6 +496,35 @@ impl Room {
         self.push_state(now);
     }
 
+    /// The engine asked by the [`EngineTurn`] named by `key` failed (it
+    /// could not start, crashed or gave no move): it is gone from the
+    /// game, which the table ends as for any player gone (`disconnected`).
+    pub fn engine_failed(&mut self, key: (u32, usize), now: Instant) {
+        self.handle_timeout_if_due(now);
+        let Some(mover) = self.side_to_move() else {
+            return;
+        };
+        let seat = self.seat_of(mover);
+        if !matches!(self.seats[seat], Some(Occupant::Engine { .. }))
+            || key != (self.game_no, self.moves().len())
+        {
+            return;
+        }
+        self.table.handle_gone(mover, now);
+        self.drain_table(now);
+        self.push_state(now);
+    }
+
+    /// The host is stopping: a game in progress ends as the referee ends
+    /// it on shutdown (no winner, reason `shutdown`; programs get End
+    /// "draw" and are closed), so that its record is stored and everyone
+    /// is told the result.
+    pub fn shutdown(&mut self, now: Instant) {
+        self.table.handle_shutdown(now);
+        self.drain_table(now);
+        self.push_state(now);
+    }
+
     /// A client's input at `now`.
     pub fn handle(&mut self, from: ClientId, input: Input, now: Instant) {
         self.handle_timeout_if_due(now);

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
 use omok::clock::TimeControl;
 use omok::room::{ClientId, Input, RoomConfig};
 use rand::Rng;
@@ -72,6 +72,7 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
     };
     let hello_by = Instant::now() + HELLO_WITHIN;
     let mut lobby_next = Instant::now();
+    let mut closing = conn.shared.closing();
     loop {
         tokio::select! {
             msg = socket.recv() => {
@@ -105,6 +106,18 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
             () = lobby_changed(&mut conn.lobby, lobby_next) => {
                 lobby_next = Instant::now() + LOBBY_EVERY;
                 if socket.send(text(conn.shared.lobby_json())).await.is_err() { break; }
+            }
+            Ok(()) = closing.changed() => {
+                // The rooms have already queued their last states (results
+                // of games ended by the shutdown): send them, then close.
+                while let Ok(Outgoing::Text(t)) = queue.try_recv() {
+                    if socket.send(Message::Text(t)).await.is_err() { break; }
+                }
+                let _ = socket.send(Message::Close(Some(CloseFrame {
+                    code: close_code::AWAY,
+                    reason: "the server is shutting down".into(),
+                }))).await;
+                break;
             }
         }
     }
