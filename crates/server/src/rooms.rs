@@ -221,6 +221,7 @@ impl Registry {
         self.lobby.send_modify(|v| *v += 1);
         let task = RoomTask {
             id: id.clone(),
+            listed: None,
             room,
             registry: Arc::clone(self),
             members: HashMap::new(),
@@ -328,8 +329,20 @@ fn info(
     }
 }
 
+/// The `state` message: the room's id and its whole snapshot.
+#[derive(Serialize)]
+struct StateMsg<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    room: &'a str,
+    #[serde(flatten)]
+    snapshot: &'a Snapshot,
+}
+
 struct RoomTask {
     id: String,
+    /// What the lobby was last given of this room.
+    listed: Option<RoomInfo>,
     room: Room,
     registry: Arc<Registry>,
     members: HashMap<ClientId, Sink>,
@@ -498,11 +511,22 @@ impl RoomTask {
                 self.referee,
                 0,
             );
-            self.registry.update(&self.id, info);
-            let mut value = serde_json::to_value(&*snapshot).unwrap_or_default();
-            value["type"] = "state".into();
-            value["room"] = self.id.clone().into();
-            self.broadcast(value.to_string().into());
+            // The registry is one lock for every room: taken only when what
+            // the lobby shows changed, not on every move.
+            if self.listed.as_ref() != Some(&info) {
+                self.registry.update(&self.id, info.clone());
+                self.listed = Some(info);
+            }
+            // Serialised once; every member's queue shares the bytes.
+            let msg = StateMsg {
+                kind: "state",
+                room: &self.id,
+                snapshot: &snapshot,
+            };
+            match serde_json::to_string(&msg) {
+                Ok(text) => self.broadcast(text.into()),
+                Err(e) => tracing::error!("state not serialised: {e}"),
+            }
         }
         true
     }
