@@ -234,6 +234,9 @@ impl Server {
 /// take before the server stops without it.
 const SHUTDOWN_LIMIT: Duration = Duration::from_secs(10);
 
+/// The WebSocket read buffer of a connection, in bytes.
+const READ_BUFFER: usize = 1024;
+
 const COOKIE: &str = "madang_token";
 
 fn router(shared: Arc<Shared>) -> Router {
@@ -309,9 +312,11 @@ async fn ws_upgrade(
     }
     let token = cookie_token(&headers);
     // tungstenite's default 128 KiB read buffer would be most of the
-    // memory of a connection; a message is at most 8 KiB anyway.
+    // memory of a connection, and it zero-fills the buffer's free space
+    // before each read: a small one suits client messages (tens of bytes;
+    // a longer one, up to 8 KiB, is read in several pieces).
     upgrade
-        .read_buffer_size(proto::MAX_MESSAGE_BYTES)
+        .read_buffer_size(READ_BUFFER)
         .max_message_size(proto::MAX_MESSAGE_BYTES)
         .max_frame_size(proto::MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| {

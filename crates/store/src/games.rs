@@ -420,16 +420,7 @@ async fn write_groups(writer: Writer, mut rx: mpsc::Receiver<PendingSave>) {
     let mut group = Vec::with_capacity(MAX_GROUP);
     while rx.recv_many(&mut group, MAX_GROUP).await > 0 {
         let (games, answers): (Vec<NewGame>, Vec<_>) = group.drain(..).unzip();
-        let results = match writer.commit(&games).await {
-            Ok(results) => results,
-            Err(e) => {
-                let e = Arc::new(e);
-                games
-                    .iter()
-                    .map(|_| Err(Error::GroupCommit(Arc::clone(&e))))
-                    .collect()
-            }
-        };
+        let results = writer.commit_group(&games).await;
         tracing::debug!(games = games.len(), "group committed");
         for (answer, result) in answers.into_iter().zip(results) {
             // A caller that stopped waiting still has its game stored.
@@ -438,30 +429,58 @@ async fn write_groups(writer: Writer, mut rx: mpsc::Receiver<PendingSave>) {
     }
 }
 
+/// Where a group failed.
+enum Failed {
+    /// Before its commit: nothing of it was stored.
+    Insert(Error),
+    /// At its commit.
+    Commit(sqlx::Error),
+}
+
 impl Writer {
-    /// Inserts `games` in one transaction, each in a savepoint of its own so
-    /// that a refused one is rolled back alone; returns each game's id or
-    /// error, or the error that failed the whole transaction.
-    async fn commit(&self, games: &[NewGame]) -> Result<Vec<Result<String>>, sqlx::Error> {
-        use sqlx::Connection as _;
-        Ok(with_pool!(self, |pool| {
-            let mut tx = pool.begin().await?;
-            let mut results = Vec::with_capacity(games.len());
-            for game in games {
-                let mut savepoint = tx.begin().await?;
-                let inserted = async {
-                    let id = insert_game!(savepoint, game);
-                    Ok::<_, Error>(id)
+    /// Commits `games` together; returns each game's id or error. If the
+    /// database refuses one of them, nothing of the group is stored yet, and
+    /// each game is then saved alone, so the refused one fails by itself.
+    async fn commit_group(&self, games: &[NewGame]) -> Vec<Result<String>> {
+        match self.insert_all(games).await {
+            Ok(ids) => ids.into_iter().map(Ok).collect(),
+            Err(Failed::Insert(_)) if games.len() > 1 => {
+                let mut results = Vec::with_capacity(games.len());
+                for game in games {
+                    results.push(match self.insert_all(std::slice::from_ref(game)).await {
+                        Ok(ids) => ids.into_iter().next().ok_or(Error::WriterStopped),
+                        Err(Failed::Insert(e)) => Err(e),
+                        Err(Failed::Commit(e)) => Err(Error::Database(e)),
+                    });
                 }
-                .await;
-                match inserted {
-                    Ok(_) => savepoint.commit().await?,
-                    Err(_) => savepoint.rollback().await?,
-                }
-                results.push(inserted);
+                results
             }
-            tx.commit().await?;
-            results
-        }))
+            Err(Failed::Insert(e)) => vec![Err(e)],
+            Err(Failed::Commit(e)) => {
+                // Perhaps stored, perhaps not: every caller is told the
+                // commit failed, and nothing is written twice.
+                let e = Arc::new(e);
+                games
+                    .iter()
+                    .map(|_| Err(Error::GroupCommit(Arc::clone(&e))))
+                    .collect()
+            }
+        }
+    }
+
+    /// Inserts `games` in one transaction and commits it.
+    async fn insert_all(&self, games: &[NewGame]) -> Result<Vec<String>, Failed> {
+        with_pool!(self, |pool| {
+            let mut tx = pool.begin().await.map_err(|e| Failed::Insert(e.into()))?;
+            let mut ids = Vec::with_capacity(games.len());
+            for game in games {
+                let id = async { Ok::<_, Error>(insert_game!(tx, game)) }
+                    .await
+                    .map_err(Failed::Insert)?;
+                ids.push(id);
+            }
+            tx.commit().await.map_err(Failed::Commit)?;
+            Ok(ids)
+        })
     }
 }

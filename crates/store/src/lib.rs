@@ -27,8 +27,9 @@
 //!
 //! Group commit: one writer task per store takes every save waiting at that
 //! moment and commits them in one transaction (one fsync for all), then
-//! answers each caller; a record the database refuses is rolled back alone
-//! (a savepoint each), so it fails by itself and the others are committed.
+//! answers each caller; if the database refuses one record, the group is
+//! rolled back and each of its records is saved alone, so the refused one
+//! fails by itself and the others are committed.
 //! Under many games ending at once a save waits for one commit, not for a
 //! queue of them.
 //!

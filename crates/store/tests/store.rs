@@ -595,7 +595,7 @@ async fn concurrent_saves_are_all_committed_and_readable() {
     for db in databases() {
         let store = Store::open(&db.url).await.unwrap();
         let player = unique("many");
-        let records: Vec<GameRecord> = (0..300)
+        let records: Vec<GameRecord> = (0..1200)
             .map(|i| omok_record(&player, &format!("opponent-{i}")))
             .collect();
         let ids = futures::future::join_all(records.iter().map(|r| store.save_omok(r))).await;
