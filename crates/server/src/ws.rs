@@ -75,7 +75,13 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
     };
     let hello_by = Instant::now() + HELLO_WITHIN;
     let mut lobby_next = Instant::now();
+    // One wait for the whole connection, not a new one per message.
     let mut closing = conn.shared.closing();
+    let mut closing = std::pin::pin!(async move {
+        if closing.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    });
     loop {
         tokio::select! {
             msg = socket.recv() => {
@@ -112,7 +118,7 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
                 lobby_next = Instant::now() + LOBBY_EVERY;
                 if socket.send(text(conn.shared.lobby_json())).await.is_err() { break; }
             }
-            Ok(()) = closing.changed() => {
+            () = &mut closing => {
                 // The rooms have already queued their last states (results
                 // of games ended by the shutdown): send them, then close.
                 if let Ok(Outgoing::Text(t)) = queue.try_recv() {
