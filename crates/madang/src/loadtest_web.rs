@@ -385,9 +385,10 @@ async fn measure(args: &Args, server: &ServerProcess, script: Arc<Vec<String>>) 
 
 async fn connect(url: &str) -> Result<Ws> {
     // Small buffers: ten thousand connections of 128 KiB each would be the
-    // generator's whole memory.
+    // generator's whole memory, and tungstenite zero-fills the free space
+    // before each read (a state is about 1 KiB).
     let config = WebSocketConfig::default()
-        .read_buffer_size(16 * 1024)
+        .read_buffer_size(2 * 1024)
         .write_buffer_size(0);
     let (ws, _) = timeout(
         STEP_LIMIT,

@@ -482,17 +482,44 @@ impl Room {
 
     /// An engine answers the [`EngineTurn`] named by `key`.
     pub fn engine_moved(&mut self, key: (u32, usize), point: Point, now: Instant) {
-        self.handle_timeout_if_due(now);
-        let Some(mover) = self.side_to_move() else {
+        let Some(mover) = self.engine_to_move(key, now) else {
             return;
         };
-        let seat = self.seat_of(mover);
-        if !matches!(self.seats[seat], Some(Occupant::Engine { .. }))
-            || key != (self.game_no, self.moves().len())
-        {
-            return;
-        }
         self.play(mover, point, now);
+        self.push_state(now);
+    }
+
+    /// The engine's colour if the turn `key` names is still the position
+    /// to play (an answer to an older one is stale).
+    fn engine_to_move(&mut self, key: (u32, usize), now: Instant) -> Option<Color> {
+        self.handle_timeout_if_due(now);
+        let mover = self.side_to_move()?;
+        let engine = matches!(
+            self.seats[self.seat_of(mover)],
+            Some(Occupant::Engine { .. })
+        );
+        (engine && key == (self.game_no, self.moves().len())).then_some(mover)
+    }
+
+    /// The engine asked by the [`EngineTurn`] named by `key` failed (it
+    /// could not start, crashed or gave no move): it is gone from the
+    /// game, which the table ends as for any player gone (`disconnected`).
+    pub fn engine_failed(&mut self, key: (u32, usize), now: Instant) {
+        let Some(mover) = self.engine_to_move(key, now) else {
+            return;
+        };
+        self.table.handle_gone(mover, now);
+        self.drain_table(now);
+        self.push_state(now);
+    }
+
+    /// The host is stopping: a game in progress ends as the referee ends
+    /// it on shutdown (no winner, reason `shutdown`; programs get End
+    /// "draw" and are closed), so that its record is stored and everyone
+    /// is told the result.
+    pub fn shutdown(&mut self, now: Instant) {
+        self.table.handle_shutdown(now);
+        self.drain_table(now);
         self.push_state(now);
     }
 

@@ -58,7 +58,9 @@ impl BingoTask {
             tokio::select! {
                 cmd = rx.recv() => {
                     let Some(cmd) = cmd else { break };
-                    self.command(cmd);
+                    if !self.command(cmd) {
+                        break;
+                    }
                 }
                 () = rooms::sleep_until(deadline) => {
                     self.room.handle_timeout(Instant::now().into_std());
@@ -72,7 +74,8 @@ impl BingoTask {
         tracing::debug!("room closed");
     }
 
-    fn command(&mut self, cmd: RoomCmd) {
+    /// Takes one command; `false` when the room must close now.
+    fn command(&mut self, cmd: RoomCmd) -> bool {
         let now = Instant::now().into_std();
         let (from, input) = match cmd {
             RoomCmd::Enter { from, sink, input } => {
@@ -82,9 +85,16 @@ impl BingoTask {
             RoomCmd::Input { from, input } => (from, input),
             RoomCmd::Bingo { from, action } => {
                 self.room.handle(from, bingo_room::Input::Act(action), now);
-                return;
+                return true;
             }
-            RoomCmd::Analyse { from } => return self.not_omok(from),
+            RoomCmd::Analyse { from } => {
+                self.not_omok(from);
+                return true;
+            }
+            // A bingo game has no result without its calls: one in progress
+            // ends unrecorded (its players' connections close as the server
+            // stops), and dropping `done` says the room is finished.
+            RoomCmd::Shutdown { .. } => return false,
         };
         let input = match input {
             Input::Join { name, token, play } => bingo_room::Input::Join { name, token, play },
@@ -92,11 +102,15 @@ impl BingoTask {
             Input::Leave => {
                 self.room.handle(from, bingo_room::Input::Leave, now);
                 self.sinks.remove(&from);
-                return;
+                return true;
             }
-            _ => return self.not_omok(from),
+            _ => {
+                self.not_omok(from);
+                return true;
+            }
         };
         self.room.handle(from, input, now);
+        true
     }
 
     fn not_omok(&mut self, to: ClientId) {

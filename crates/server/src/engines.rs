@@ -81,8 +81,8 @@ pub struct Seated {
 type SharedPlayer = Arc<Mutex<Box<dyn Player>>>;
 
 impl Seated {
-    /// Picks a move on a blocking thread. `None` if the engine failed
-    /// (the room's clock will then decide the game).
+    /// Picks a move on a blocking thread; the error says why the engine
+    /// gave none (it could not start, crashed, or answered nonsense).
     pub async fn pick(
         &self,
         set: &EngineSet,
@@ -91,7 +91,7 @@ impl Seated {
         rule: Rule,
         moves: Vec<Point>,
         time_left: Option<Duration>,
-    ) -> Option<Point> {
+    ) -> Result<Point, String> {
         let known = self
             .players
             .lock()
@@ -105,14 +105,11 @@ impl Seated {
                 let started =
                     tokio::task::spawn_blocking(move || set.start(&name_owned, rule, level_no))
                         .await
-                        .ok()?;
-                let player = Arc::new(Mutex::new(match started {
-                    Ok(p) => p,
-                    Err(e) => {
-                        tracing::warn!(engine = name, "engine failed to start: {e}");
-                        return None;
-                    }
-                }));
+                        .map_err(|e| e.to_string())?;
+                let player = Arc::new(Mutex::new(started.map_err(|e| {
+                    tracing::warn!(engine = name, "engine failed to start: {e}");
+                    format!("the engine {name} could not start: {e}")
+                })?));
                 self.players
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -124,17 +121,17 @@ impl Seated {
         if let Some(left) = time_left {
             budget = budget.min(left / 8).max(Duration::from_millis(50));
         }
+        let name = name.to_owned();
         tokio::task::spawn_blocking(move || {
-            let game = Game::from_moves(rule, moves).ok()?;
+            let game = Game::from_moves(rule, moves).map_err(|e| e.to_string())?;
             let mut player = player.lock().unwrap_or_else(|e| e.into_inner());
-            player
-                .pick(&game, budget)
-                .map_err(|e| tracing::warn!("engine gave no move: {e}"))
-                .ok()
+            player.pick(&game, budget).map_err(|e| {
+                tracing::warn!(engine = name, "engine gave no move: {e}");
+                format!("the engine {name} gave no move: {e}")
+            })
         })
         .await
-        .ok()
-        .flatten()
+        .map_err(|e| e.to_string())?
     }
 }
 

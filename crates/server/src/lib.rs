@@ -26,6 +26,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use renju::Rule;
 use tokio::net::TcpListener;
+use tokio::sync::{Notify, watch};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 pub mod bingo_room;
@@ -90,15 +91,27 @@ pub(crate) struct Shared {
     referee_addr: SocketAddr,
     rooms: Arc<Registry>,
     next_client: AtomicU64,
-    connections: Arc<AtomicUsize>,
+    connections: Arc<Connections>,
+    /// Becomes `true` when the server stops: every WebSocket sends what is
+    /// queued for it and closes.
+    closing: watch::Sender<bool>,
+}
+
+/// How many connections are open, and a wake-up when none is left.
+#[derive(Default)]
+struct Connections {
+    open: AtomicUsize,
+    none_left: Notify,
 }
 
 /// Holds one of the server's connection places until dropped.
-pub(crate) struct ConnectionSlot(Arc<AtomicUsize>);
+pub(crate) struct ConnectionSlot(Arc<Connections>);
 
 impl Drop for ConnectionSlot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        if self.0.open.fetch_sub(1, Ordering::Relaxed) == 1 {
+            self.0.none_left.notify_waiters();
+        }
     }
 }
 
@@ -109,9 +122,25 @@ impl Shared {
 
     /// A place for one more connection, unless the server is full.
     fn connection_slot(&self) -> Option<ConnectionSlot> {
-        let before = self.connections.fetch_add(1, Ordering::Relaxed);
+        let before = self.connections.open.fetch_add(1, Ordering::Relaxed);
         let slot = ConnectionSlot(Arc::clone(&self.connections));
         (before < self.config.max_connections).then_some(slot)
+    }
+
+    /// A receiver that turns `true` when the server stops.
+    fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
+    }
+
+    /// Waits until every connection has closed.
+    async fn all_closed(&self) {
+        loop {
+            let none_left = self.connections.none_left.notified();
+            if self.connections.open.load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            none_left.await;
+        }
     }
 
     fn lobby_json(&self) -> String {
@@ -153,7 +182,8 @@ impl Server {
             config,
             rooms,
             next_client: AtomicU64::new(1),
-            connections: Arc::new(AtomicUsize::new(0)),
+            connections: Arc::default(),
+            closing: watch::Sender::new(false),
         });
         Ok(Server {
             shared,
@@ -172,8 +202,10 @@ impl Server {
         self.shared.referee_addr
     }
 
-    /// Serves until `shutdown` resolves, then stops accepting and returns
-    /// (games in progress end with the process, unrecorded).
+    /// Serves until `shutdown` resolves, then stops: no new connection is
+    /// taken, every game in progress ends without a winner (reason
+    /// `shutdown`, as the referee ends games when it stops), is recorded
+    /// and announced, and every connection is closed once it was told.
     pub async fn run(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
@@ -188,9 +220,24 @@ impl Server {
             .with_graceful_shutdown(shutdown)
             .await;
         referee.abort();
+        self.shared.rooms.shutdown(SHUTDOWN_LIMIT).await;
+        self.shared.closing.send_replace(true);
+        if tokio::time::timeout(SHUTDOWN_LIMIT, self.shared.all_closed())
+            .await
+            .is_err()
+        {
+            tracing::warn!("some connections did not close in time");
+        }
         served
     }
 }
+
+/// How long each step of stopping (rooms ending, connections closing) may
+/// take before the server stops without it.
+const SHUTDOWN_LIMIT: Duration = Duration::from_secs(10);
+
+/// The WebSocket read buffer of a connection, in bytes.
+const READ_BUFFER: usize = 1024;
 
 const COOKIE: &str = "madang_token";
 
@@ -268,9 +315,11 @@ async fn ws_upgrade(
     }
     let token = cookie_token(&headers);
     // tungstenite's default 128 KiB read buffer would be most of the
-    // memory of a connection; a message is at most 8 KiB anyway.
+    // memory of a connection, and it zero-fills the buffer's free space
+    // before each read: a small one suits client messages (tens of bytes;
+    // a longer one, up to 8 KiB, is read in several pieces).
     upgrade
-        .read_buffer_size(proto::MAX_MESSAGE_BYTES)
+        .read_buffer_size(READ_BUFFER)
         .max_message_size(proto::MAX_MESSAGE_BYTES)
         .max_frame_size(proto::MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| {

@@ -205,6 +205,9 @@ pub enum ErrorCode {
     BadPoint,
     /// No engine by that name.
     NoSuchEngine,
+    /// The room's engine could not start or gave no move (it then loses
+    /// the game as gone, reason `disconnected`).
+    EngineFailed,
 }
 
 impl ErrorCode {
@@ -223,6 +226,7 @@ impl ErrorCode {
             ErrorCode::BadSetting => "bad_setting",
             ErrorCode::BadPoint => "bad_point",
             ErrorCode::NoSuchEngine => "no_such_engine",
+            ErrorCode::EngineFailed => "engine_failed",
         }
     }
 }

@@ -2,7 +2,7 @@
 //! room that feeds its [`Room`] state machine and carries out its outputs.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -10,7 +10,7 @@ use axum::extract::ws::Utf8Bytes;
 use omok::room::{ClientId, Input, Output, Room, RoomConfig, SeatView, Snapshot};
 use rand::Rng;
 use serde::Serialize;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -20,6 +20,9 @@ use crate::records::{self, Records};
 
 /// Commands a room task takes, bounded per room.
 pub(crate) const ROOM_QUEUE: usize = 512;
+
+/// The longest engine failure told to a room, in characters.
+const MAX_ERROR_CHARS: usize = 300;
 
 /// What a connection receives; bounded per connection.
 pub const CLIENT_QUEUE: usize = 256;
@@ -67,6 +70,12 @@ pub enum RoomCmd {
         from: ClientId,
         /// What it asks.
         action: crate::bingo_room::Action,
+    },
+    /// The server is stopping: end the game in progress (recorded, everyone
+    /// told), then close the room; `done` is dropped once that is done.
+    Shutdown {
+        /// Dropped when the room has finished.
+        done: oneshot::Sender<()>,
     },
 }
 
@@ -144,6 +153,8 @@ pub struct Registry {
     lobby: watch::Sender<u64>,
     records: Arc<Records>,
     engines: EngineSet,
+    /// Set once the server stops: no room opens after it.
+    closing: AtomicBool,
 }
 
 /// Why a room could not be made.
@@ -160,6 +171,7 @@ impl Registry {
             lobby: watch::Sender::new(0),
             records,
             engines,
+            closing: AtomicBool::new(false),
         }
     }
 
@@ -238,6 +250,7 @@ impl Registry {
         self.insert(&id, tx.clone(), Listing::Omok(info))?;
         let task = RoomTask {
             id: id.clone(),
+            listed: None,
             room,
             registry: Arc::clone(self),
             members: HashMap::new(),
@@ -261,7 +274,7 @@ impl Registry {
     ) -> Result<(), TooManyRooms> {
         {
             let mut rooms = self.lock();
-            if rooms.len() >= self.max_rooms {
+            if rooms.len() >= self.max_rooms || self.closing.load(Ordering::Relaxed) {
                 return Err(TooManyRooms);
             }
             let created = self.created.fetch_add(1, Ordering::Relaxed);
@@ -270,6 +283,30 @@ impl Registry {
         }
         self.lobby.send_modify(|v| *v += 1);
         Ok(())
+    }
+
+    /// Ends every room as the server stops: games in progress end without
+    /// a winner (reason `shutdown`), are recorded and announced; returns
+    /// once every room has finished, or after `limit`.
+    pub async fn shutdown(&self, limit: std::time::Duration) {
+        let rooms: Vec<mpsc::Sender<RoomCmd>> = {
+            let rooms = self.lock();
+            // Under the lock, so no room opens unseen after this.
+            self.closing.store(true, Ordering::Relaxed);
+            rooms.values().map(|e| e.tx.clone()).collect()
+        };
+        let ended = rooms.into_iter().map(|tx| async move {
+            let (done, finished) = oneshot::channel();
+            if tx.send(RoomCmd::Shutdown { done }).await.is_ok() {
+                let _ = finished.await;
+            }
+        });
+        if tokio::time::timeout(limit, futures::future::join_all(ended))
+            .await
+            .is_err()
+        {
+            tracing::warn!("some rooms did not finish in time");
+        }
     }
 
     pub(crate) fn update(&self, id: &str, new: Listing) {
@@ -334,8 +371,20 @@ fn info(
     }
 }
 
+/// The `state` message: the room's id and its whole snapshot.
+#[derive(Serialize)]
+struct StateMsg<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    room: &'a str,
+    #[serde(flatten)]
+    snapshot: &'a Snapshot,
+}
+
 struct RoomTask {
     id: String,
+    /// What the lobby was last given of this room.
+    listed: Option<RoomInfo>,
     room: Room,
     registry: Arc<Registry>,
     members: HashMap<ClientId, Sink>,
@@ -346,8 +395,9 @@ struct RoomTask {
     referee: bool,
 }
 
-/// Engine answers come back to the room task on this channel.
-type EngineAnswer = ((u32, usize), Option<renju::Point>);
+/// Engine answers come back to the room task on this channel: the turn's
+/// key, and the move or why there is none.
+type EngineAnswer = ((u32, usize), Result<renju::Point, String>);
 
 impl RoomTask {
     async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
@@ -357,11 +407,23 @@ impl RoomTask {
             tokio::select! {
                 cmd = rx.recv() => {
                     let Some(cmd) = cmd else { break };
-                    self.command(cmd);
+                    if let Some(done) = self.command(cmd) {
+                        self.outputs(&engine_tx).await;
+                        drop(done);
+                        break;
+                    }
                 }
-                Some((key, point)) = engine_rx.recv() => {
-                    if let Some(point) = point {
-                        self.room.engine_moved(key, point, Instant::now().into_std());
+                Some((key, answer)) = engine_rx.recv() => {
+                    let now = Instant::now().into_std();
+                    match answer {
+                        Ok(point) => self.room.engine_moved(key, point, now),
+                        Err(why) => {
+                            // Said in the room, so nobody waits for a move
+                            // that will not come; the engine is then gone.
+                            let why = proto::clean_text(&why, MAX_ERROR_CHARS);
+                            self.broadcast(proto::error(ErrorCode::EngineFailed.name(), &why).into());
+                            self.room.engine_failed(key, now);
+                        }
                     }
                 }
                 () = sleep_until(deadline) => {
@@ -376,7 +438,9 @@ impl RoomTask {
         tracing::debug!("room closed");
     }
 
-    fn command(&mut self, cmd: RoomCmd) {
+    /// Feeds one command to the room; returns the shutdown's `done` once
+    /// the room must close.
+    fn command(&mut self, cmd: RoomCmd) -> Option<oneshot::Sender<()>> {
         let now = Instant::now().into_std();
         match cmd {
             RoomCmd::Enter { from, sink, input } => {
@@ -390,6 +454,10 @@ impl RoomTask {
                     self.members.remove(&from);
                 }
             }
+            RoomCmd::Shutdown { done } => {
+                self.room.shutdown(now);
+                return Some(done);
+            }
             RoomCmd::Analyse { from } => {
                 let moves: Vec<renju::Point> = self
                     .room
@@ -399,9 +467,7 @@ impl RoomTask {
                     .filter_map(|m| m.parse().ok())
                     .collect();
                 let rule = self.room.config().rule;
-                let Some(sink) = self.members.get(&from).cloned() else {
-                    return;
-                };
+                let sink = self.members.get(&from).cloned()?;
                 tokio::spawn(async move {
                     let text = match engines::analyse(rule, moves).await {
                         Some(a) => serde_json::json!({"type": "analysis", "analysis": a}),
@@ -415,6 +481,7 @@ impl RoomTask {
                 self.send(from, Outgoing::Text(refusal.into()));
             }
         }
+        None
     }
 
     /// Carries out the room's outputs; `false` once the room closed.
@@ -490,11 +557,22 @@ impl RoomTask {
                 self.referee,
                 0,
             );
-            self.registry.update(&self.id, Listing::Omok(info));
-            let mut value = serde_json::to_value(&*snapshot).unwrap_or_default();
-            value["type"] = "state".into();
-            value["room"] = self.id.clone().into();
-            self.broadcast(value.to_string().into());
+            // The registry is one lock for every room: taken only when what
+            // the lobby shows changed, not on every move.
+            if self.listed.as_ref() != Some(&info) {
+                self.registry.update(&self.id, Listing::Omok(info.clone()));
+                self.listed = Some(info);
+            }
+            // Serialised once; every member's queue shares the bytes.
+            let msg = StateMsg {
+                kind: "state",
+                room: &self.id,
+                snapshot: &snapshot,
+            };
+            match serde_json::to_string(&msg) {
+                Ok(text) => self.broadcast(text.into()),
+                Err(e) => tracing::error!("state not serialised: {e}"),
+            }
         }
         true
     }

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
+use futures::SinkExt;
 use omok::clock::TimeControl;
 use omok::room::{ClientId, Input, RoomConfig};
 use rand::Rng;
@@ -30,6 +31,8 @@ const BURST: f64 = 40.0;
 const MAX_DROPPED: u32 = 200;
 /// How often at most a lobby watcher gets a new list.
 const LOBBY_EVERY: Duration = Duration::from_millis(250);
+/// Messages written to a socket before one flush, at most.
+const WRITE_BATCH: usize = 32;
 /// How long a connection may take to say hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
 
@@ -73,6 +76,13 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
     };
     let hello_by = Instant::now() + HELLO_WITHIN;
     let mut lobby_next = Instant::now();
+    // One wait for the whole connection, not a new one per message.
+    let mut closing = conn.shared.closing();
+    let mut closing = std::pin::pin!(async move {
+        if closing.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    });
     loop {
         tokio::select! {
             msg = socket.recv() => {
@@ -93,7 +103,9 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
             out = queue.recv() => {
                 match out {
                     Some(Outgoing::Text(t)) => {
-                        if socket.send(Message::Text(t)).await.is_err() { break; }
+                        if !matches!(write_queued(&mut socket, t, &mut queue).await, Ok(true)) {
+                            break;
+                        }
                     }
                     Some(Outgoing::Close) | None => break,
                     Some(Outgoing::Frame(_)) => {}
@@ -107,6 +119,18 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
                 lobby_next = Instant::now() + LOBBY_EVERY;
                 if socket.send(text(conn.shared.lobby_json())).await.is_err() { break; }
             }
+            () = &mut closing => {
+                // The rooms have already queued their last states (results
+                // of games ended by the shutdown): send them, then close.
+                if let Ok(Outgoing::Text(t)) = queue.try_recv() {
+                    let _ = write_queued(&mut socket, t, &mut queue).await;
+                }
+                let _ = socket.send(Message::Close(Some(CloseFrame {
+                    code: close_code::AWAY,
+                    reason: "the server is shutting down".into(),
+                }))).await;
+                break;
+            }
         }
     }
     if let Some(room) = conn.room.take() {
@@ -117,6 +141,32 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
             })
             .await;
     }
+}
+
+/// Writes `first` and every message already queued behind it (up to
+/// [`WRITE_BATCH`]), then flushes once: under load a connection's messages
+/// leave in one write instead of one system call each. Returns whether the
+/// connection stays open.
+async fn write_queued(
+    socket: &mut WebSocket,
+    first: Utf8Bytes,
+    queue: &mut mpsc::Receiver<Outgoing>,
+) -> Result<bool, axum::Error> {
+    socket.feed(Message::Text(first)).await?;
+    let mut open = true;
+    for _ in 1..WRITE_BATCH {
+        match queue.try_recv() {
+            Ok(Outgoing::Text(t)) => socket.feed(Message::Text(t)).await?,
+            Ok(Outgoing::Frame(_)) => {}
+            Ok(Outgoing::Close) | Err(mpsc::error::TryRecvError::Disconnected) => {
+                open = false;
+                break;
+            }
+            Err(mpsc::error::TryRecvError::Empty) => break,
+        }
+    }
+    socket.flush().await?;
+    Ok(open)
 }
 
 /// Resolves when the lobby changed, but not before `not_before`, so that

@@ -3,12 +3,15 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
 
 use omok::records::GameRecord;
 use serde::{Deserialize, Serialize};
 
 use crate::bingo_record::BingoGameRecord;
-use crate::{Error, Result, Store, from_json, to_json, with_pool};
+use crate::{Backend, Error, Result, Store, from_json, to_json, with_pool};
 
 /// Which game a record is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -274,24 +277,20 @@ fn summary(
 impl Store {
     /// Saves a finished Omok game; returns its new id once it is durable.
     pub async fn save_omok(&self, record: &GameRecord) -> Result<String> {
-        self.save(&NewGame::omok(record, None)?).await
+        self.save(NewGame::omok(record, None)?).await
     }
 
     /// Saves a finished bingo game; returns its new id once it is durable.
     /// A record that is not a consistent game is refused
     /// ([`Error::Invalid`]).
     pub async fn save_bingo(&self, record: &BingoGameRecord) -> Result<String> {
-        self.save(&NewGame::bingo(record)?).await
+        self.save(NewGame::bingo(record)?).await
     }
 
-    async fn save(&self, game: &NewGame) -> Result<String> {
-        let id = with_pool!(self, |pool| {
-            let mut tx = pool.begin().await?;
-            let id = insert_game!(tx, game);
-            tx.commit().await?;
-            id
-        });
-        tracing::debug!(%id, kind = %game.kind, "game saved");
+    async fn save(&self, game: NewGame) -> Result<String> {
+        let kind = game.kind;
+        let id = self.saves.save(game).await?;
+        tracing::debug!(%id, %kind, "game saved");
         Ok(id)
     }
 
@@ -371,5 +370,117 @@ impl Store {
             .map(|row| Ok(summary(row)?.0))
             .collect::<Result<_>>()?;
         Ok(Page { games, next })
+    }
+}
+
+/// Saves waiting for the writer, at most this many (callers wait beyond).
+const SAVE_QUEUE: usize = 4096;
+
+/// Records committed together at most: a bound on one transaction's size.
+const MAX_GROUP: usize = 512;
+
+/// A save handed to the writer, and where its answer goes.
+type PendingSave = (NewGame, oneshot::Sender<Result<String>>);
+
+/// The way to the store's writer task, which commits the saves waiting at
+/// each moment in one transaction (group commit).
+#[derive(Debug, Clone)]
+pub(crate) struct SaveQueue {
+    tx: mpsc::Sender<PendingSave>,
+}
+
+impl SaveQueue {
+    /// Starts the writer on the current tokio runtime; it ends when the
+    /// last clone of the queue is dropped.
+    pub(crate) fn start(backend: Backend) -> SaveQueue {
+        let (tx, rx) = mpsc::channel(SAVE_QUEUE);
+        tokio::spawn(write_groups(Writer { backend }, rx));
+        SaveQueue { tx }
+    }
+
+    /// Saves a game; answers once its group is committed.
+    async fn save(&self, game: NewGame) -> Result<String> {
+        let (answer, answered) = oneshot::channel();
+        self.tx
+            .send((game, answer))
+            .await
+            .map_err(|_| Error::WriterStopped)?;
+        answered.await.map_err(|_| Error::WriterStopped)?
+    }
+}
+
+/// What the writer task holds: the pool (named `backend` for `with_pool!`).
+struct Writer {
+    backend: Backend,
+}
+
+/// The writer task: takes every save waiting, commits them together, and
+/// answers each, until the queue closes.
+async fn write_groups(writer: Writer, mut rx: mpsc::Receiver<PendingSave>) {
+    let mut group = Vec::with_capacity(MAX_GROUP);
+    while rx.recv_many(&mut group, MAX_GROUP).await > 0 {
+        let (games, answers): (Vec<NewGame>, Vec<_>) = group.drain(..).unzip();
+        let results = writer.commit_group(&games).await;
+        tracing::debug!(games = games.len(), "group committed");
+        for (answer, result) in answers.into_iter().zip(results) {
+            // A caller that stopped waiting still has its game stored.
+            let _ = answer.send(result);
+        }
+    }
+}
+
+/// Where a group failed.
+enum Failed {
+    /// Before its commit: nothing of it was stored.
+    Insert(Error),
+    /// At its commit.
+    Commit(sqlx::Error),
+}
+
+impl Writer {
+    /// Commits `games` together; returns each game's id or error. If the
+    /// database refuses one of them, nothing of the group is stored yet, and
+    /// each game is then saved alone, so the refused one fails by itself.
+    async fn commit_group(&self, games: &[NewGame]) -> Vec<Result<String>> {
+        match self.insert_all(games).await {
+            Ok(ids) => ids.into_iter().map(Ok).collect(),
+            Err(Failed::Insert(_)) if games.len() > 1 => {
+                let mut results = Vec::with_capacity(games.len());
+                for game in games {
+                    results.push(match self.insert_all(std::slice::from_ref(game)).await {
+                        Ok(ids) => ids.into_iter().next().ok_or(Error::WriterStopped),
+                        Err(Failed::Insert(e)) => Err(e),
+                        Err(Failed::Commit(e)) => Err(Error::Database(e)),
+                    });
+                }
+                results
+            }
+            Err(Failed::Insert(e)) => vec![Err(e)],
+            Err(Failed::Commit(e)) => {
+                // Perhaps stored, perhaps not: every caller is told the
+                // commit failed, and nothing is written twice.
+                let e = Arc::new(e);
+                games
+                    .iter()
+                    .map(|_| Err(Error::GroupCommit(Arc::clone(&e))))
+                    .collect()
+            }
+        }
+    }
+
+    /// Inserts `games` in one transaction and commits it.
+    async fn insert_all(&self, games: &[NewGame]) -> Result<Vec<String>, Failed> {
+        with_pool!(self, |pool| {
+            let mut tx = pool.begin().await.map_err(|e| Failed::Insert(e.into()))?;
+            let mut ids = Vec::with_capacity(games.len());
+            for game in games {
+                let id = async { Ok::<_, Error>(insert_game!(tx, game)) }
+                    .await
+                    .map_err(Failed::Insert)?;
+                ids.push(id);
+            }
+            tx.commit().await.map_err(Failed::Commit)?;
+            Ok(ids)
+        })
     }
 }

@@ -25,6 +25,14 @@
 //! returns. Every call is async and runs on the pool's own connections, so a
 //! game task awaiting a save never blocks another game.
 //!
+//! Group commit: one writer task per store takes every save waiting at that
+//! moment and commits them in one transaction (one fsync for all), then
+//! answers each caller; if the database refuses one record, the group is
+//! rolled back and each of its records is saved alone, so the refused one
+//! fails by itself and the others are committed.
+//! Under many games ending at once a save waits for one commit, not for a
+//! queue of them.
+//!
 //! Nothing read back is trusted: a JSON column that does not parse is
 //! [`Error::Corrupt`], never a panic.
 
@@ -72,6 +80,13 @@ pub enum Error {
     /// A record given to be saved is not a consistent game.
     #[error("invalid record: {0}")]
     Invalid(String),
+    /// The commit of a group of saves failed: every save in the group gets
+    /// this error, and none of them is stored.
+    #[error(transparent)]
+    GroupCommit(std::sync::Arc<sqlx::Error>),
+    /// The store's writer task is gone (its runtime is shutting down).
+    #[error("the store's writer has stopped")]
+    WriterStopped,
     /// No tournament has this id.
     #[error("no tournament {0:?}")]
     UnknownTournament(String),
@@ -93,6 +108,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, Clone)]
 pub struct Store {
     backend: Backend,
+    saves: games::SaveQueue,
 }
 
 #[derive(Debug, Clone)]
@@ -159,7 +175,8 @@ impl Store {
             migrations::sqlite().await?.run(&pool).await?;
             Backend::Sqlite(pool)
         };
-        Ok(Store { backend })
+        let saves = games::SaveQueue::start(backend.clone());
+        Ok(Store { backend, saves })
     }
 
     /// `sqlite` or `postgres`.

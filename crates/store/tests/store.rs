@@ -589,3 +589,107 @@ async fn a_finished_bingo_room_is_saved_as_its_record() {
         assert_eq!(game.summary.players, names);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_saves_are_all_committed_and_readable() {
+    for db in databases() {
+        let store = Store::open(&db.url).await.unwrap();
+        let player = unique("many");
+        let records: Vec<GameRecord> = (0..1200)
+            .map(|i| omok_record(&player, &format!("opponent-{i}")))
+            .collect();
+        let ids = futures::future::join_all(records.iter().map(|r| store.save_omok(r))).await;
+        let ids: Vec<String> = ids.into_iter().map(Result::unwrap).collect();
+        assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), ids.len());
+        store.close().await;
+        drop(store);
+        // Durable: a fresh pool on the same database reads every one back.
+        let store = Store::open(&db.url).await.unwrap();
+        for (id, record) in ids.iter().zip(&records) {
+            let game = store.game(id).await.unwrap().expect("saved game");
+            assert_eq!(game.record, Record::Omok(record.clone()), "{}", db.backend);
+        }
+        let filter = RecentFilter {
+            player: Some(player),
+            limit: RecentFilter::MAX_LIMIT,
+            ..RecentFilter::default()
+        };
+        assert_eq!(store.recent(&filter).await.unwrap().games.len(), 200);
+    }
+}
+
+#[tokio::test]
+async fn a_refused_save_fails_alone_and_the_others_are_committed() {
+    for db in databases() {
+        let store = Store::open(&db.url).await.unwrap();
+        // The database refuses one player's name: its game row is inserted
+        // first, so only a rollback of that game alone keeps the others.
+        let poison = unique("poison");
+        let tag = poison.replace('-', "_");
+        let setup = if db.backend == "sqlite" {
+            vec![format!(
+                "CREATE TRIGGER {tag} BEFORE INSERT ON game_players WHEN NEW.name = '{poison}' \
+                 BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )]
+        } else {
+            vec![
+                format!(
+                    "CREATE FUNCTION {tag}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                     IF NEW.name = '{poison}' THEN RAISE EXCEPTION 'refused'; END IF; \
+                     RETURN NEW; END $$"
+                ),
+                format!(
+                    "CREATE TRIGGER {tag} BEFORE INSERT ON game_players \
+                     FOR EACH ROW EXECUTE FUNCTION {tag}()"
+                ),
+            ]
+        };
+        sqlx::any::install_default_drivers();
+        let admin = sqlx::AnyPool::connect(&db.url).await.unwrap();
+        for sql in &setup {
+            sqlx::query(sql).execute(&admin).await.unwrap();
+        }
+        let player = unique("fine");
+        let records: Vec<GameRecord> = (0..40)
+            .map(|i| {
+                if i % 10 == 3 {
+                    omok_record(&player, &poison)
+                } else {
+                    omok_record(&player, &format!("opponent-{i}"))
+                }
+            })
+            .collect();
+        let results = futures::future::join_all(records.iter().map(|r| store.save_omok(r))).await;
+        if db.backend == "postgres" {
+            sqlx::query(&format!("DROP TRIGGER {tag} ON game_players"))
+                .execute(&admin)
+                .await
+                .unwrap();
+            sqlx::query(&format!("DROP FUNCTION {tag}"))
+                .execute(&admin)
+                .await
+                .unwrap();
+        }
+        for (i, (result, record)) in results.iter().zip(&records).enumerate() {
+            match result {
+                Err(Error::Database(e)) if i % 10 == 3 => {
+                    assert!(e.to_string().contains("refused"), "{e}");
+                }
+                Ok(id) if i % 10 != 3 => {
+                    let game = store.game(id).await.unwrap().expect("saved game");
+                    assert_eq!(game.record, Record::Omok(record.clone()));
+                }
+                other => panic!("save {i} on {}: {other:?}", db.backend),
+            }
+        }
+        // Nothing of the refused games was kept.
+        let filter = RecentFilter {
+            player: Some(player),
+            limit: RecentFilter::MAX_LIMIT,
+            ..RecentFilter::default()
+        };
+        let listed = store.recent(&filter).await.unwrap().games;
+        assert_eq!(listed.len(), 36);
+        assert!(listed.iter().all(|g| !g.players.contains(&poison)));
+    }
+}

@@ -374,3 +374,78 @@ fn an_empty_room_closes_after_its_grace() {
     h.advance(60 * SEC);
     assert!(h.take().contains(&Output::Closed));
 }
+
+#[test]
+fn shutdown_ends_a_game_in_progress_as_a_draw_recorded_first() {
+    let mut h = two_people(TimeControl::None);
+    h.play(&[(1, "h8"), (2, "a1"), (1, "i8")]);
+    h.room.shutdown(h.now);
+    h.drain();
+    let out = h.take();
+    let finished = out
+        .iter()
+        .position(|o| matches!(o, Output::Finished(_)))
+        .expect("a record");
+    let Output::Finished(f) = &out[finished] else {
+        unreachable!()
+    };
+    assert_eq!(
+        (f.winner, f.reason, f.moves.len()),
+        (None, EndReason::Shutdown, 3)
+    );
+    let Some(Output::State(state)) = out[finished..]
+        .iter()
+        .find(|o| matches!(o, Output::State(_)))
+    else {
+        panic!("no state after the record: {out:?}");
+    };
+    assert_eq!(state.status, "over");
+    let result = state.result.as_ref().unwrap();
+    assert_eq!((result.winner, result.reason.as_str()), (None, "shutdown"));
+    // Between games nothing is recorded.
+    let mut h = two_people(TimeControl::None);
+    h.send(1, Input::Resign);
+    h.take();
+    h.room.shutdown(h.now);
+    h.drain();
+    assert!(!h.take().iter().any(|o| matches!(o, Output::Finished(_))));
+}
+
+#[test]
+fn a_failed_engine_loses_as_gone_and_the_game_is_recorded() {
+    let mut h = Harness::new(config(TimeControl::None));
+    h.join(1, "a", true);
+    h.send(
+        1,
+        Input::InviteEngine {
+            name: "broken".into(),
+            level: 1,
+        },
+    );
+    h.send(1, Input::Move(p("h8")));
+    let key = h
+        .take()
+        .into_iter()
+        .find_map(|o| match o {
+            Output::EngineTurn(t) => Some(t.key),
+            _ => None,
+        })
+        .expect("the engine is asked");
+    // A stale failure changes nothing.
+    h.room.engine_failed((key.0, key.1 + 1), h.now);
+    h.drain();
+    assert_eq!(h.state().status, "playing");
+    h.room.engine_failed(key, h.now);
+    h.drain();
+    let out = h.take();
+    let Some(Output::Finished(f)) = out.iter().find(|o| matches!(o, Output::Finished(_))) else {
+        panic!("no record: {out:?}");
+    };
+    assert_eq!(
+        (f.winner, f.reason),
+        (Some(Color::Black), EndReason::Disconnected)
+    );
+    let s = h.state();
+    assert_eq!(s.status, "over");
+    assert_eq!(s.result.unwrap().reason, "disconnected");
+}

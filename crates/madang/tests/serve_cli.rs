@@ -1,0 +1,270 @@
+//! `madang serve` as a process: stopping it with SIGTERM ends the games in
+//! progress on the record, and operators' engines (`--engine NAME=CMD`) play
+//! in rooms, or fail there with a clear error. WebSocket clients on
+//! loopback, as a program would use the documented protocol.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use server::records::{GamesQuery, Records};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+use tokio::time::timeout;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+const BIN: &str = env!("CARGO_BIN_EXE_madang");
+/// A bound on every wait, so that a broken server fails the test.
+const LIMIT: Duration = Duration::from_secs(30);
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A `madang serve` child on free loopback ports, with its database in a
+/// directory of its own (removed on drop).
+struct Serve {
+    child: Child,
+    ws_url: String,
+    dir: PathBuf,
+}
+
+impl Serve {
+    async fn start(name: &str, extra: &[&str]) -> Serve {
+        let dir = std::env::temp_dir().join(format!("madang-serve-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut child = Command::new(BIN)
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--referee-addr",
+                "127.0.0.1:0",
+            ])
+            .arg("--database")
+            .arg(dir.join("games.db"))
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("starting madang serve");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let ws_url = timeout(LIMIT, async {
+            loop {
+                let line = lines.next_line().await.unwrap().expect("listening line");
+                if let Some(addr) = line.strip_prefix("listening on http://") {
+                    return format!("ws://{addr}/ws");
+                }
+            }
+        })
+        .await
+        .expect("the server listens");
+        // Its later lines are not needed, but it must never write to a
+        // closed pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        Serve { child, ws_url, dir }
+    }
+
+    fn database(&self) -> String {
+        self.dir.join("games.db").display().to_string()
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn send(ws: &mut Ws, msg: Value) {
+    ws.send(Message::text(msg.to_string())).await.unwrap();
+}
+
+/// The next message that passes `wanted`, skipping others.
+async fn until(ws: &mut Ws, mut wanted: impl FnMut(&Value) -> bool) -> Value {
+    timeout(LIMIT, async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Text(text))) => {
+                    let msg: Value = serde_json::from_str(&text).unwrap();
+                    if wanted(&msg) {
+                        return msg;
+                    }
+                }
+                Some(Ok(_)) => {}
+                other => panic!("the connection ended: {other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("the awaited message came in time")
+}
+
+fn kind(msg: &Value, k: &str) -> bool {
+    msg["type"] == k
+}
+
+/// A connection that said hello; returns it and the welcome.
+async fn hello(url: &str, name: &str) -> (Ws, Value) {
+    let (mut ws, _) = timeout(LIMIT, tokio_tungstenite::connect_async(url))
+        .await
+        .unwrap()
+        .unwrap();
+    send(
+        &mut ws,
+        json!({"type": "hello", "version": 1, "name": name}),
+    )
+    .await;
+    let welcome = until(&mut ws, |m| kind(m, "welcome")).await;
+    (ws, welcome)
+}
+
+/// Creates a room with `create`'s settings and joins it to play.
+async fn create_and_join(ws: &mut Ws, create: Value) -> String {
+    send(ws, create).await;
+    let created = until(ws, |m| kind(m, "created") || kind(m, "error")).await;
+    let room = created["room"].as_str().expect("created").to_owned();
+    send(ws, json!({"type": "join", "room": room, "play": true})).await;
+    until(ws, |m| kind(m, "you")).await;
+    room
+}
+
+async fn state_with(ws: &mut Ws, moves: usize) -> Value {
+    until(ws, |m| {
+        kind(m, "state") && m["moves"].as_array().unwrap().len() == moves
+    })
+    .await
+}
+
+#[tokio::test]
+async fn sigterm_ends_games_in_progress_as_recorded_draws_and_exits_0() {
+    let mut serve = Serve::start("sigterm", &[]).await;
+    let url = serve.ws_url.clone();
+    let (mut a, _) = hello(&url, "ann").await;
+    let create = json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"});
+    let room = create_and_join(&mut a, create).await;
+    let (mut b, _) = hello(&url, "bob").await;
+    send(&mut b, json!({"type": "join", "room": room})).await;
+    until(&mut b, |m| kind(m, "you")).await;
+    let (mut watcher, _) = hello(&url, "cy").await;
+    send(
+        &mut watcher,
+        json!({"type": "join", "room": room, "play": false}),
+    )
+    .await;
+    until(&mut watcher, |m| kind(m, "you")).await;
+    for (n, point) in ["h8", "a1", "i8"].into_iter().enumerate() {
+        let mover = if n % 2 == 0 { &mut a } else { &mut b };
+        send(mover, json!({"type": "move", "point": point})).await;
+        state_with(&mut a, n + 1).await;
+        state_with(&mut b, n + 1).await;
+    }
+    let pid = serve.child.id().unwrap().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().await;
+    assert!(killed.unwrap().success());
+    // Everyone is told the result, then the server closes the connection.
+    for ws in [&mut a, &mut b, &mut watcher] {
+        let over = until(ws, |m| kind(m, "state") && m["status"] == "over").await;
+        assert_eq!(over["moves"], json!(["h8", "a1", "i8"]));
+        assert_eq!(over["result"]["winner"], Value::Null);
+        assert_eq!(over["result"]["reason"], "shutdown");
+        let close = timeout(LIMIT, ws.next()).await.unwrap();
+        let Some(Ok(Message::Close(Some(frame)))) = close else {
+            panic!("no close frame: {close:?}");
+        };
+        assert_eq!(frame.code, CloseCode::Away);
+    }
+    let status = timeout(LIMIT, serve.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+    let records = Records::open(&serve.database()).await.unwrap();
+    let games = records
+        .recent(GamesQuery {
+            limit: 10,
+            ..GamesQuery::default()
+        })
+        .await;
+    assert_eq!(games.len(), 1, "{games:?}");
+    assert_eq!(
+        (games[0].result.as_str(), games[0].reason.as_str()),
+        ("draw", "shutdown")
+    );
+    assert_eq!(games[0].players, ["ann", "bob"]);
+    let Some(store::Record::Omok(record)) = records.get(&games[0].id).await else {
+        panic!("no Omok record {}", games[0].id);
+    };
+    let moves: Vec<String> = record.moves.iter().map(|m| m.point.to_string()).collect();
+    assert_eq!(moves, ["h8", "a1", "i8"]);
+}
+
+/// Plays white against the room's engine with the first free point from
+/// a1 along the first rows, until the game is over; returns the last state.
+async fn play_white_until_over(ws: &mut Ws) -> Value {
+    loop {
+        let state = until(ws, |m| kind(m, "state") || kind(m, "error")).await;
+        if kind(&state, "error") || state["status"] == "over" {
+            return state;
+        }
+        if state["status"] == "playing" && state["to_move"] == "white" {
+            let taken: Vec<&str> = state["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
+            let free = (1..=15)
+                .flat_map(|row| ('a'..='o').map(move |col| format!("{col}{row}")))
+                .find(|p| !taken.contains(&p.as_str()))
+                .unwrap();
+            send(ws, json!({"type": "move", "point": free})).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_engine_given_by_command_plays_a_game_to_its_result() {
+    let engine = format!("mine={BIN} brain");
+    let serve = Serve::start("engine", &["--engine", &engine]).await;
+    let (mut ws, welcome) = hello(&serve.ws_url, "ann").await;
+    assert_eq!(welcome["engines"], json!(["madang", "mine"]));
+    let create = json!({
+        "type": "create", "game": "omok", "opponent": "engine", "engine": "mine", "level": 1,
+        "color": "white", "clock": {"kind": "per_move", "ms": 5000},
+    });
+    create_and_join(&mut ws, create).await;
+    let over = play_white_until_over(&mut ws).await;
+    assert_eq!(over["type"], "state", "{over}");
+    assert_eq!(over["seats"][1]["kind"], "engine", "{over}");
+    // White only fills the edge: the engine makes five.
+    assert_eq!(over["result"]["winner"], "black", "{over}");
+    assert_eq!(over["result"]["reason"], "five", "{over}");
+    assert_eq!(over["result"]["line"].as_array().unwrap().len(), 5);
+}
+
+#[tokio::test]
+async fn a_broken_engine_command_is_an_error_in_the_room_not_a_hang() {
+    let serve = Serve::start("broken-engine", &["--engine", "broken=/nonexistent/engine"]).await;
+    let (mut ws, welcome) = hello(&serve.ws_url, "ann").await;
+    assert_eq!(welcome["engines"], json!(["madang", "broken"]));
+    let create = json!({
+        "type": "create", "game": "omok", "opponent": "engine", "engine": "broken",
+        "color": "white",
+    });
+    create_and_join(&mut ws, create).await;
+    let error = until(&mut ws, |m| kind(m, "error")).await;
+    assert_eq!(error["code"], "engine_failed", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("broken") && message.contains("could not start"),
+        "{message}"
+    );
+    // The engine is gone from the game, which ends at once.
+    let over = until(&mut ws, |m| kind(m, "state") && m["status"] == "over").await;
+    assert_eq!(over["result"]["winner"], "white", "{over}");
+    assert_eq!(over["result"]["reason"], "disconnected", "{over}");
+}
