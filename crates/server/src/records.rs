@@ -62,7 +62,7 @@ impl Records {
     }
 
     /// The newest Omok games that match `query`; rule and result filters
-    /// look through the newest [`SIFTED_PAGES`] pages of the store.
+    /// look through a bounded number of the newest pages of the store.
     pub async fn recent(&self, query: GamesQuery) -> Vec<GameSummary> {
         let limit = query.limit.clamp(1, RecentFilter::MAX_LIMIT);
         let sifting = query.rule.is_some() || query.result.is_some();
