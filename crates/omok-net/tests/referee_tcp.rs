@@ -647,7 +647,9 @@ async fn the_record_is_on_disk_when_end_arrives() {
     let text = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
     let games = GameRecord::from_jsonl(&text).unwrap();
     assert_eq!(games.len(), 3, "every game ended is recorded before End");
-    std::fs::remove_dir_all(&dir).unwrap();
+    // Best effort: the SGF files are written after End on their own thread
+    // and may still be appearing while this runs (not what is tested here).
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
