@@ -334,6 +334,8 @@ async fn ws_upgrade(
 #[derive(serde::Deserialize)]
 struct GamesParams {
     #[serde(default)]
+    game: Option<store::GameKind>,
+    #[serde(default)]
     player: String,
     #[serde(default)]
     rule: String,
@@ -346,6 +348,7 @@ struct GamesParams {
 async fn recent_games(State(shared): State<Arc<Shared>>, Query(q): Query<GamesParams>) -> Response {
     let given = |s: String| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
     let query = records::GamesQuery {
+        game: q.game,
         player: given(q.player),
         rule: given(q.rule),
         result: given(q.result),

@@ -11,11 +11,14 @@ use store::{BingoGameRecord, GameKind, GameSummary, RecentFilter, Record, Store}
 /// What the list of recent games asks for (`/api/games`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GamesQuery {
+    /// Only games of this kind (`None`: Omok and bingo).
+    pub game: Option<GameKind>,
     /// Only games where a seat has exactly this name.
     pub player: Option<String>,
     /// Only games of this rule (`renju`, ...).
     pub rule: Option<String>,
-    /// Only games with this result: `black`, `white` or `draw`.
+    /// Only games with this result: `black`, `white` or `draw` (Omok), the
+    /// winners' names or `draw` (bingo).
     pub result: Option<String>,
     /// How many games at most.
     pub limit: u32,
@@ -61,13 +64,13 @@ impl Records {
         }
     }
 
-    /// The newest Omok games that match `query`; rule and result filters
+    /// The newest games that match `query`; rule and result filters
     /// look through a bounded number of the newest pages of the store.
     pub async fn recent(&self, query: GamesQuery) -> Vec<GameSummary> {
         let limit = query.limit.clamp(1, RecentFilter::MAX_LIMIT);
         let sifting = query.rule.is_some() || query.result.is_some();
         let mut filter = RecentFilter {
-            kind: Some(GameKind::Omok),
+            kind: query.game,
             player: query.player.clone(),
             limit: if sifting {
                 RecentFilter::MAX_LIMIT

@@ -171,6 +171,22 @@ async fn three_players_reach_a_ranked_result_with_a_tie_and_it_is_recorded() {
     assert!(page.contains("200 OK"));
     let sgf = http_get(&format!("http://{}/games/{id}.sgf", s.http)).await;
     assert!(sgf.contains("404"));
+    // Listed among the recent games, alone under its kind.
+    for (query, listed) in [("", 1), ("game=bingo", 1), ("game=omok", 0)] {
+        let list = http_get(&format!("http://{}/api/games?{query}", s.http)).await;
+        let games: Value =
+            serde_json::from_str(&list[list.find("\r\n\r\n").unwrap() + 4..]).unwrap();
+        let games = games.as_array().unwrap();
+        assert_eq!(games.len(), listed, "{query}");
+        if let Some(g) = games.first() {
+            assert_eq!(g["id"], id.as_str());
+            assert_eq!(g["kind"], "bingo");
+            assert_eq!(g["players"], json!(["p0", "p1", "p2"]));
+            assert_eq!(g["result"], "p0, p1");
+        }
+    }
+    let bad = http_get(&format!("http://{}/api/games?game=chess", s.http)).await;
+    assert!(bad.starts_with("HTTP/1.1 400"), "{bad}");
 }
 
 #[tokio::test]

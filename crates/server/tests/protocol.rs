@@ -132,6 +132,8 @@ async fn two_players_play_to_five_and_a_spectator_sees_it_and_it_is_recorded() {
         ("rule=freestyle", 0),
         ("result=white", 0),
         ("result=black&limit=1", 1),
+        ("game=omok&result=black", 1),
+        ("game=bingo", 0),
     ] {
         let list = http_get(&format!("http://{}/api/games?{query}", s.http)).await;
         let games: Value =

@@ -371,27 +371,29 @@ async function gamesPage() {
   const player = h("input", { id: "filter-player", placeholder: "player (exact name)", "aria-label": "player", value: params.get("player") || "" });
   const select = (id, label, values, chosen) => h("select", { id, "aria-label": label },
     h("option", { value: "" }, `any ${label}`), ...values.map(([v, text]) => h("option", { value: v, selected: v === chosen }, text)));
+  const game = select("filter-game", "game", [["omok", "Omok"], ["bingo", "bingo"]], params.get("game"));
   const rule = select("filter-rule", "rule", RULES.map((r) => [r, r]), params.get("rule"));
   const result = select("filter-result", "result", [["black", "black won"], ["white", "white won"], ["draw", "draw"]], params.get("result"));
   const list = h("tbody", { id: "games" });
   const load = async () => {
     const q = new URLSearchParams();
-    for (const [k, e] of [["player", player], ["rule", rule], ["result", result]]) if (e.value.trim()) q.set(k, e.value.trim());
+    for (const [k, e] of [["game", game], ["player", player], ["rule", rule], ["result", result]]) if (e.value.trim()) q.set(k, e.value.trim());
     history.replaceState(null, "", `/games${q.toString() ? `?${q}` : ""}`);
     const res = await fetch(`/api/games?${q}`);
     const games = res.ok ? await res.json() : [];
     list.replaceChildren(...(games.length ? games.map((g) => h("tr", { "data-game": g.id },
       h("td", { "data-label": "Ended" }, new Date(g.ended_unix_ms).toLocaleString()),
-      h("td", { "data-label": "Players" }, `${g.players[0]} (black) / ${g.players[1]} (white)`),
+      h("td", { "data-label": "Players" }, g.kind === "bingo" ? g.players.join(", ") : `${g.players[0]} (black) / ${g.players[1]} (white)`),
       h("td", { "data-label": "Rule" }, g.rule),
-      h("td", { "data-label": "Result" }, resultText(g.result, g.reason)),
+      h("td", { "data-label": "Result" }, g.kind === "bingo" ? (g.result === "draw" ? "Draw" : `First: ${g.result}`) : resultText(g.result, g.reason)),
       h("td", {}, h("a", { href: `/games/${encodeURIComponent(g.id)}`, class: "replay" }, "replay")))) : [h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No games match."))]));
   };
   player.addEventListener("keydown", (e) => { if (e.key === "Enter") load(); });
+  game.addEventListener("change", load);
   rule.addEventListener("change", load);
   result.addEventListener("change", load);
   main.replaceChildren(h("div", { class: "panel" }, h("h2", {}, "Recent games"),
-    h("div", { class: "row" }, player, rule, result, h("button", { id: "filter", onclick: load }, "Filter")),
+    h("div", { class: "row" }, player, game, rule, result, h("button", { id: "filter", onclick: load }, "Filter")),
     h("table", { class: "list cards" }, h("thead", {}, h("tr", {}, h("th", {}, "Ended"), h("th", {}, "Players"), h("th", {}, "Rule"), h("th", {}, "Result"), h("th", {}, ""))), list)));
   await load();
 }
