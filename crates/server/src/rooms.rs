@@ -265,7 +265,8 @@ impl Registry {
         Ok((id, tx))
     }
 
-    /// Lists a new room, unless the server has as many rooms as it allows.
+    /// Lists a new room, unless the server has as many rooms as it allows
+    /// or is stopping.
     pub(crate) fn insert(
         &self,
         id: &str,

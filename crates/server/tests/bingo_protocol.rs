@@ -5,7 +5,7 @@ mod support;
 
 use serde_json::{Value, json};
 use server::Config;
-use support::ws::{Ws, connect, hello, http_get, next, send, start};
+use support::ws::{Ws, connect, create, hello, http_get, next, send, start};
 
 /// The rows of a 3x3 card in order: every row, column and diagonal of the
 /// ordinary card `1..=9`.
@@ -31,15 +31,7 @@ async fn seated(http: &str, players: usize) -> (String, Vec<Ws>, Vec<String>) {
     let mut tokens = Vec::new();
     let (mut first, welcome) = hello(http, "p0").await;
     tokens.push(welcome["token"].as_str().unwrap().to_owned());
-    send(
-        &mut first,
-        json!({"type": "create", "game": "bingo", "players": players, "size": 3, "lines": 1, "first": 0}),
-    )
-    .await;
-    let room = next(&mut first, "created").await["room"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let room = create(&mut first, json!({"type": "create", "game": "bingo", "players": players, "size": 3, "lines": 1, "first": 0})).await;
     socks.push(first);
     for i in 1..players {
         let (ws, welcome) = hello(http, &format!("p{i}")).await;

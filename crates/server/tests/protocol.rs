@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use server::Config;
-use support::ws::{Ws, connect, hello, http_get, next, send, start};
+use support::ws::{Ws, connect, create, hello, http_get, next, send, start};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -80,16 +80,12 @@ async fn flooding_is_rate_limited() {
 async fn two_players_play_to_five_and_a_spectator_sees_it_and_it_is_recorded() {
     let s = start(Config::default()).await;
     let (mut a, _) = hello(&s.http, "ann").await;
-    send(
+    let room = create(
         &mut a,
         json!({"type": "create", "game": "omok", "opponent": "person", "color": "black",
                "clock": {"kind": "per_move", "ms": 60000}}),
     )
     .await;
-    let room = next(&mut a, "created").await["room"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     send(&mut a, json!({"type": "join", "room": room})).await;
     assert_eq!(next(&mut a, "you").await["seat"], 0);
     let (mut b, _) = hello(&s.http, "bob").await;
@@ -154,15 +150,11 @@ async fn a_seat_is_resumed_by_token_after_the_connection_drops() {
     let s = start(Config::default()).await;
     let (mut a, welcome) = hello(&s.http, "ann").await;
     let token = welcome["token"].as_str().unwrap().to_owned();
-    send(
+    let room = create(
         &mut a,
         json!({"type": "create", "game": "omok", "opponent": "person", "color": "white"}),
     )
     .await;
-    let room = next(&mut a, "created").await["room"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     send(&mut a, json!({"type": "join", "room": room})).await;
     assert_eq!(next(&mut a, "you").await["seat"], 0);
     drop(a);
@@ -280,15 +272,7 @@ async fn a_bot_plays_a_person_from_the_browser_protocol() {
 async fn the_engine_answers_and_grants_a_takeback() {
     let s = start(Config::default()).await;
     let (mut p, _) = hello(&s.http, "pat").await;
-    send(
-        &mut p,
-        json!({"type": "create", "game": "omok", "opponent": "engine", "level": 1, "color": "black"}),
-    )
-    .await;
-    let room = next(&mut p, "created").await["room"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let room = create(&mut p, json!({"type": "create", "game": "omok", "opponent": "engine", "level": 1, "color": "black"})).await;
     send(&mut p, json!({"type": "join", "room": room})).await;
     assert_eq!(next(&mut p, "you").await["seat"], 0);
     send(&mut p, json!({"type": "move", "point": "h8"})).await;

@@ -69,6 +69,15 @@ pub async fn next_where(ws: &mut Ws, want: impl Fn(&Value) -> bool) -> Value {
     .unwrap_or_else(|_| panic!("the awaited message never came"))
 }
 
+/// Creates a room with `settings` (a whole `create` message); its id.
+pub async fn create(ws: &mut Ws, settings: Value) -> String {
+    send(ws, settings).await;
+    next(ws, "created").await["room"]
+        .as_str()
+        .expect("a room id")
+        .to_owned()
+}
+
 /// Connects and says hello; returns the socket and the `welcome`.
 pub async fn hello(http: &str, name: &str) -> (Ws, Value) {
     let mut ws = connect(http).await;
