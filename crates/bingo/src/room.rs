@@ -246,6 +246,9 @@ pub enum EndReason {
     Bingo,
     /// Forfeits left at most one player in the game.
     Forfeit,
+    /// The host stopped before the game was decided: places are as they
+    /// stood (bingo by call, then those still playing, then forfeits).
+    Shutdown,
 }
 
 /// The end of a game: everything a record of it needs.
@@ -422,6 +425,14 @@ impl Room {
             Input::Card(card) => self.set_card(seat, card, now),
             Input::Call(number) => self.call(seat, number, false, now),
         }
+    }
+
+    /// The host is stopping: a game not yet over ends now with reason
+    /// [`EndReason::Shutdown`] and the places as they stand, so that it can
+    /// be recorded and everyone told (as an Omok referee ends its game as a
+    /// draw on shutdown).
+    pub fn shutdown(&mut self) {
+        self.finish(EndReason::Shutdown);
     }
 
     /// The next thing to send, and to whom.

@@ -1,5 +1,5 @@
 //! `madang serve` as a process: stopping it with SIGTERM ends the games in
-//! progress on the record, and operators' engines (`--engine NAME=CMD`) play
+//! progress (Omok and bingo) on the record, and operators' engines (`--engine NAME=CMD`) play
 //! in rooms, or fail there with a clear error. WebSocket clients on
 //! loopback, as a program would use the documented protocol.
 
@@ -200,6 +200,119 @@ async fn sigterm_ends_games_in_progress_as_recorded_draws_and_exits_0() {
     };
     let moves: Vec<String> = record.moves.iter().map(|m| m.point.to_string()).collect();
     assert_eq!(moves, ["h8", "a1", "i8"]);
+}
+
+#[tokio::test]
+async fn sigterm_ends_bingo_games_in_progress_on_the_record_and_tells_everyone() {
+    let mut serve = Serve::start("sigterm-bingo", &[]).await;
+    let url = serve.ws_url.clone();
+    // Three players: Ann and Bob have filled their cards and Ann has
+    // called twice when the server stops; Cy filled by hand.
+    let (mut a, _) = hello(&url, "ann").await;
+    let create =
+        json!({"type": "create", "game": "bingo", "players": 3, "size": 3, "lines": 3, "first": 0});
+    let room = create_and_join(&mut a, create).await;
+    let (mut b, _) = hello(&url, "bob").await;
+    let (mut c, _) = hello(&url, "cy").await;
+    for ws in [&mut b, &mut c] {
+        send(ws, json!({"type": "join", "room": room})).await;
+        until(ws, |m| kind(m, "you")).await;
+    }
+    // A second room that never filled: nothing to record there.
+    let (mut lone, _) = hello(&url, "dee").await;
+    create_and_join(
+        &mut lone,
+        json!({"type": "create", "game": "bingo", "players": 2}),
+    )
+    .await;
+    let (mut watcher, _) = hello(&url, "eve").await;
+    send(
+        &mut watcher,
+        json!({"type": "join", "room": room, "play": false}),
+    )
+    .await;
+    until(&mut watcher, |m| kind(m, "you")).await;
+    send(&mut a, json!({"type": "shuffle"})).await;
+    send(&mut b, json!({"type": "shuffle"})).await;
+    let card: Vec<u16> = (1..=9).rev().collect();
+    send(&mut c, json!({"type": "card", "numbers": card})).await;
+    // Calls go round in seat order from Ann: 1, 5, 6, 2.
+    for (i, (seat, number)) in [(0, 1), (1, 5), (2, 6), (0, 2)].into_iter().enumerate() {
+        let caller = match seat {
+            0 => &mut a,
+            1 => &mut b,
+            _ => &mut c,
+        };
+        until(caller, |m| {
+            kind(m, "state") && m["turn"] == seat && m["calls"].as_array().unwrap().len() == i
+        })
+        .await;
+        send(caller, json!({"type": "call", "number": number})).await;
+    }
+    for ws in [&mut a, &mut b, &mut c, &mut watcher] {
+        until(ws, |m| {
+            kind(m, "state") && m["calls"].as_array().unwrap().len() == 4
+        })
+        .await;
+    }
+    let pid = serve.child.id().unwrap().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().await;
+    assert!(killed.unwrap().success());
+    // Everyone is told the result (with the record's id), then closed.
+    let mut record_ids = Vec::new();
+    for ws in [&mut a, &mut b, &mut c, &mut watcher] {
+        let over = until(ws, |m| kind(m, "state") && m["status"] == "over").await;
+        assert_eq!(over["result"]["reason"], "shutdown");
+        assert_eq!(over["calls"].as_array().unwrap().len(), 4);
+        let ranks: Vec<&Value> = over["result"]["places"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| &p["rank"])
+            .collect();
+        // Nobody had bingo after four calls on 3x3 with 3 lines.
+        assert_eq!(ranks, [1, 1, 1]);
+        assert_eq!(over["result"]["cards"][2], json!(card));
+        record_ids.push(over["record"].as_str().expect("recorded").to_owned());
+        let close = timeout(LIMIT, ws.next()).await.unwrap();
+        let Some(Ok(Message::Close(Some(frame)))) = close else {
+            panic!("no close frame: {close:?}");
+        };
+        assert_eq!(frame.code, CloseCode::Away);
+    }
+    let close = timeout(LIMIT, async {
+        loop {
+            match lone.next().await {
+                Some(Ok(Message::Text(_))) => {}
+                other => return other,
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert!(
+        matches!(close, Some(Ok(Message::Close(Some(ref f)))) if f.code == CloseCode::Away),
+        "{close:?}"
+    );
+    let status = timeout(LIMIT, serve.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+    let records = Records::open(&serve.database()).await.unwrap();
+    let games = records
+        .recent(GamesQuery {
+            limit: 10,
+            ..GamesQuery::default()
+        })
+        .await;
+    assert_eq!(games.len(), 1, "{games:?}");
+    assert_eq!(record_ids, vec![games[0].id.clone(); 4]);
+    assert_eq!(games[0].reason, "shutdown");
+    assert_eq!(games[0].players, ["ann", "bob", "cy"]);
+    let Some(store::Record::Bingo(record)) = records.get(&games[0].id).await else {
+        panic!("no bingo record {}", games[0].id);
+    };
+    let calls: Vec<u16> = record.calls.iter().map(|c| c.number).collect();
+    assert_eq!(calls, [1, 5, 6, 2]);
+    assert_eq!(record.players[2].card.as_deref(), Some(&card[..]));
 }
 
 /// Plays white against the room's engine with the first free point from

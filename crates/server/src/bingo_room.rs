@@ -326,6 +326,18 @@ impl BingoRoom {
         }
     }
 
+    /// The server is stopping: a game whose seats were all taken ends now
+    /// (reason `shutdown`, places as they stand) so that it is recorded
+    /// and everyone told, as Omok games end on shutdown; a room still
+    /// gathering players had no game and ends with nothing to record.
+    pub fn shutdown(&mut self) {
+        if let Phase::Game { game, .. } = &mut self.phase {
+            game.shutdown();
+            self.drain_game(None);
+            self.outputs.push_back(Output::State);
+        }
+    }
+
     /// Feeds an input from a connection.
     pub fn handle(&mut self, from: ClientId, input: Input, now: Instant) {
         match input {
@@ -670,6 +682,7 @@ impl BingoRoom {
                         "reason": match result.reason {
                             EndReason::Bingo => "bingo",
                             EndReason::Forfeit => "forfeit",
+                            EndReason::Shutdown => "shutdown",
                         },
                         "places": result.places.iter().map(|p| {
                             let (standing, call) = match p.standing {
@@ -836,6 +849,37 @@ mod tests {
             code: "forfeited",
             message: "you have left this game".to_owned(),
         }));
+    }
+
+    #[test]
+    fn shutdown_ends_a_game_with_places_as_they_stand_but_not_a_gathering() {
+        let t0 = Instant::now();
+        let mut waiting = room(3, None, t0);
+        join(&mut waiting, 1, "ann", t0);
+        drain(&mut waiting);
+        waiting.shutdown();
+        assert_eq!(drain(&mut waiting), []);
+        assert!(waiting.record(0).is_none());
+
+        let mut r = room(3, None, t0);
+        for (who, token) in [(1, "ann"), (2, "bob"), (3, "cat")] {
+            join(&mut r, who, token, t0);
+            r.handle(who, Input::Act(Action::Shuffle), t0);
+        }
+        r.handle(3, Input::Act(Action::Quit), t0);
+        r.handle(1, Input::Act(Action::Call(4)), t0);
+        drain(&mut r);
+        r.shutdown();
+        let outputs = drain(&mut r);
+        assert_eq!(outputs, [Output::Finished, Output::State]);
+        let st = r.state(None, t0);
+        assert_eq!(st["status"], "over");
+        assert_eq!(st["result"]["reason"], "shutdown");
+        let record = r.record(0).expect("over");
+        assert_eq!(record.reason, "shutdown");
+        let ranks: Vec<u32> = record.players.iter().map(|p| p.rank).collect();
+        assert_eq!(ranks, [1, 1, 3]);
+        assert_eq!(record.calls.len(), 1);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
 use omok::room::{ClientId, Input};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -58,7 +58,11 @@ impl BingoTask {
             tokio::select! {
                 cmd = rx.recv() => {
                     let Some(cmd) = cmd else { break };
-                    if !self.command(cmd) {
+                    if let Some(done) = self.command(cmd) {
+                        // Recorded, and every connection sent the result,
+                        // before `done` lets the server close them.
+                        self.outputs().await;
+                        drop(done);
                         break;
                     }
                 }
@@ -74,8 +78,9 @@ impl BingoTask {
         tracing::debug!("room closed");
     }
 
-    /// Takes one command; `false` when the room must close now.
-    fn command(&mut self, cmd: RoomCmd) -> bool {
+    /// Takes one command; returns the shutdown's `done` once the room must
+    /// close.
+    fn command(&mut self, cmd: RoomCmd) -> Option<oneshot::Sender<()>> {
         let now = Instant::now().into_std();
         let (from, input) = match cmd {
             RoomCmd::Enter { from, sink, input } => {
@@ -85,16 +90,16 @@ impl BingoTask {
             RoomCmd::Input { from, input } => (from, input),
             RoomCmd::Bingo { from, action } => {
                 self.room.handle(from, bingo_room::Input::Act(action), now);
-                return true;
+                return None;
             }
             RoomCmd::Analyse { from } => {
                 self.not_omok(from);
-                return true;
+                return None;
             }
-            // A bingo game has no result without its calls: one in progress
-            // ends unrecorded (its players' connections close as the server
-            // stops), and dropping `done` says the room is finished.
-            RoomCmd::Shutdown { .. } => return false,
+            RoomCmd::Shutdown { done } => {
+                self.room.shutdown();
+                return Some(done);
+            }
         };
         let input = match input {
             Input::Join { name, token, play } => bingo_room::Input::Join { name, token, play },
@@ -102,15 +107,15 @@ impl BingoTask {
             Input::Leave => {
                 self.room.handle(from, bingo_room::Input::Leave, now);
                 self.sinks.remove(&from);
-                return true;
+                return None;
             }
             _ => {
                 self.not_omok(from);
-                return true;
+                return None;
             }
         };
         self.room.handle(from, input, now);
-        true
+        None
     }
 
     fn not_omok(&mut self, to: ClientId) {

@@ -13,7 +13,7 @@ use fantoccini::Locator;
 use serde_json::json;
 use support::{
     browser, browser_with, click_css, enter_name, shot, start_driver, start_server, wait_css,
-    wait_text, ws,
+    wait_text, wait_text_not, ws,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -288,7 +288,8 @@ async fn a_finished_game_is_listed_replayed_and_exported() {
 
 /// On a phone's touch screen a first tap only shows the stone and a second
 /// plays it; against the engine the engine view gives a verdict and a
-/// line; resigning asks once more.
+/// line; resigning asks once more (and can be called off); the running
+/// clock ticks without replacing the buttons under the finger.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_phone_plays_the_engine_by_touch() {
     let Some(mut driver) = start_driver().await else {
@@ -302,6 +303,7 @@ async fn a_phone_plays_the_engine_by_touch() {
     click_css(&c, "#create-opponent option[value=engine]").await;
     click_css(&c, "#create-level option[value=\"1\"]").await;
     click_css(&c, "#create-color option[value=black]").await;
+    click_css(&c, "#create-clock option[value=game5]").await;
     shot(&c, "lobby-phone").await;
     click_css(&c, "#create").await;
     wait_text(&c, "#status", "Your move").await;
@@ -339,6 +341,39 @@ async fn a_phone_plays_the_engine_by_touch() {
     assert!(best.parse::<renju::Point>().is_ok(), "best move {best:?}");
     shot(&c, "engine-view-phone").await;
 
+    // Black's clock runs: its text changes, the buttons stay the same
+    // elements (a press must end on the element it began on).
+    let before = c
+        .execute(
+            "window.resignButton = document.getElementById('resign'); \
+             return document.getElementById('clock-black').textContent",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_text_not(&c, "#clock-black", before.as_str().unwrap()).await;
+    let same = c
+        .execute(
+            "return document.getElementById('resign') === window.resignButton",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(same, json!(true), "the clock's tick replaced the buttons");
+
+    click_css(&c, "#resign").await;
+    wait_text(&c, "#resign", "Really resign?").await;
+    click_css(&c, "#resign-cancel").await;
+    wait_text(&c, "#resign", "Resign").await;
+    assert!(
+        !c.find(Locator::Css("#resign"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+            .contains("Really")
+    );
     click_css(&c, "#resign").await;
     wait_text(&c, "#resign", "Really resign?").await;
     assert!(

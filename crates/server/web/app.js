@@ -191,7 +191,10 @@ const TOUCH = window.matchMedia("(pointer: coarse)").matches;
 
 function roomPage(id) {
   const watchOnly = new URLSearchParams(location.search).has("watch");
-  let mySeat = null, state = null, received = 0, numbers = false, preview = null, resignArmed = null;
+  // `resignAt`: the move count when Resign was pressed once; the second
+  // press must come before the position changes (no timer: a slow hand or
+  // a loaded machine must not turn the confirmation back into Resign).
+  let mySeat = null, state = null, received = 0, numbers = false, preview = null, resignAt = null;
   const boardBox = h("div", { class: "board-wrap", id: "board" });
   const board = createBoard(boardBox, (point) => {
     if (!state || state.status !== "playing" || !myColor()) return;
@@ -251,8 +254,7 @@ function roomPage(id) {
     players.replaceChildren(...["black", "white"].map((c) => {
       const seat = state.seats.find((s) => s && s.color === c);
       const ms = state.clock[`${c}_ms`];
-      const running = state.clock.running === c;
-      const left = running && ms != null ? ms - (performance.now() - received) : ms;
+      const left = clockLeft(c);
       return h("div", { class: `player ${state.to_move === c ? "to-move" : ""}`, "data-color": c },
         h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name" }, seat ? seat.name : "(free seat)"),
           mine === c ? h("b", {}, " (you)") : null),
@@ -277,14 +279,16 @@ function roomPage(id) {
     const free = state.seats.some((s) => !s);
     const opponent = state.seats.find((s) => s && s.color === them);
     if (mine && state.status === "playing") {
-      const resign = h("button", { id: "resign", class: resignArmed ? "danger" : "", onclick: () => {
+      const armed = resignAt === state.moves.length;
+      const resign = h("button", { id: "resign", class: armed ? "danger" : "", onclick: () => {
         // One slip of a finger must not lose the game: ask once more.
-        if (resignArmed) { clearTimeout(resignArmed); resignArmed = null; conn.send({ type: "resign" }); return; }
-        resignArmed = setTimeout(() => { resignArmed = null; render(); }, 4000);
+        if (armed) { resignAt = null; conn.send({ type: "resign" }); return; }
+        resignAt = state.moves.length;
         render();
-      } }, resignArmed ? "Really resign?" : "Resign");
+      } }, armed ? "Really resign?" : "Resign");
+      const cancel = armed ? h("button", { id: "resign-cancel", onclick: () => { resignAt = null; render(); } }, "Keep playing") : null;
       const mineMoved = state.moves.length > (mine === "black" ? 0 : 1);
-      actions.append(resign,
+      actions.append(resign, cancel,
         state.draw_offer === them ? null : h("button", { id: "draw", disabled: state.draw_offer === mine, onclick: () => conn.send({ type: "draw" }) },
           state.draw_offer === mine ? "Draw offered" : "Offer draw"));
       if (opponent && opponent.kind !== "program" && mineMoved && !state.takeback_request) actions.append(btn("takeback", "Take back", { type: "takeback" }));
@@ -332,7 +336,23 @@ function roomPage(id) {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
     }
   });
-  setInterval(() => { if (state && state.clock.running) render(); }, 250);
+  // Time left on colour `c`'s clock now (counted down from the state).
+  function clockLeft(c) {
+    const ms = state.clock[`${c}_ms`];
+    return state.clock.running === c && ms != null ? ms - (performance.now() - received) : ms;
+  }
+
+  // Between states only the running clock changes: redraw its text alone,
+  // so that buttons and the board are not replaced under a pointer or a
+  // finger (a press that ends on a new element is no click).
+  setInterval(() => {
+    const c = state && state.status === "playing" && state.clock.running;
+    const shown = c && document.getElementById(`clock-${c}`);
+    if (!shown) return;
+    const left = clockLeft(c);
+    shown.textContent = fmtClock(left);
+    shown.classList.toggle("low", left != null && left < 10000);
+  }, 250);
   return () => conn.send({ type: "join", room: id, play: !watchOnly });
 }
 

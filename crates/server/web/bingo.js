@@ -90,6 +90,9 @@ function shuffled(n) {
   return a;
 }
 
+// How a recorded game ended, in words.
+const REASONS = { bingo: "decided by the calls", forfeit: "decided by players leaving", shutdown: "stopped by the server" };
+
 function rankText(place) {
   if (place.standing === "bingo") return `bingo on call ${place.call}`;
   if (place.standing === "forfeited") return "left the game";
@@ -229,6 +232,7 @@ export function bingoRoomPage(ctx, id) {
     if (s.status === "filling") return mySeat != null && !s.seats[mySeat].ready ? "Fill your card, then press Ready." : "Waiting for the others' cards.";
     if (s.status === "over") {
       const p = s.result.places;
+      if (s.result.reason === "shutdown") return `The server stopped this game after ${s.calls.length} call${s.calls.length === 1 ? "" : "s"}; places as they stood.`;
       const winners = p.map((x, seat) => (x.rank === 1 ? seat : null)).filter((x) => x != null);
       if (winners.length === p.length) return "Game over: a draw.";
       const who = winners.map(name).join(" and ");
@@ -278,7 +282,7 @@ export function bingoReplay(ctx, id, g) {
   const base = `/games/${encodeURIComponent(id)}`;
   main.replaceChildren(h("div", { class: "room-layout bingo-room" }, h("div", { class: "panel" }, box),
     h("div", { class: "panel" }, h("h2", {}, `Bingo ${g.size}×${g.size}, ${g.lines} line${g.lines > 1 ? "s" : ""}`),
-      h("p", {}, `${g.reason} · ${new Date(g.started_unix_ms).toLocaleString()}`),
+      h("p", {}, `${REASONS[g.reason] || g.reason} · ${new Date(g.started_unix_ms).toLocaleString()}`),
       rankingTable(h, names, places), info,
       h("div", { class: "replay-controls" },
         h("button", { id: "first", onclick: () => go(0) }, "⏮"), h("button", { id: "prev", onclick: () => go(at - 1) }, "◀"),

@@ -27,8 +27,9 @@ pub struct BingoGameRecord {
     pub players: Vec<BingoPlayer>,
     /// The numbers called, in order.
     pub calls: Vec<BingoCall>,
-    /// How the game ended: `bingo` (the calls decided the ranking) or
-    /// `forfeit` (players leaving did).
+    /// How the game ended: `bingo` (the calls decided the ranking),
+    /// `forfeit` (players leaving did) or `shutdown` (the server stopped
+    /// first; places as they stood).
     pub reason: String,
 }
 
@@ -92,6 +93,7 @@ impl BingoGameRecord {
             reason: match result.reason {
                 EndReason::Bingo => "bingo",
                 EndReason::Forfeit => "forfeit",
+                EndReason::Shutdown => "shutdown",
             }
             .to_owned(),
         })

@@ -171,6 +171,20 @@ pub async fn wait_text(c: &Client, css: &str, want: &str) {
     panic!("{css} never showed {want:?}");
 }
 
+/// Waits until the element's text is no longer `old`.
+pub async fn wait_text_not(c: &Client, css: &str, old: &str) {
+    for _ in 0..300 {
+        if let Ok(e) = c.find(Locator::Css(css)).await
+            && let Ok(t) = e.text().await
+            && t != old
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{css} stayed {old:?}");
+}
+
 pub async fn enter_name(c: &Client, url: &str, name: &str) {
     c.goto(url).await.unwrap();
     let input = wait_css(c, "#name-input").await;
