@@ -7,7 +7,8 @@ mod support;
 use fantoccini::{Client, Locator};
 use serde_json::json;
 use support::{
-    browser, click_css, enter_name, shot, start_driver, start_server, wait_css, wait_text,
+    browser, browser_with, click_css, enter_name, shot, start_driver, start_server, wait_css,
+    wait_text,
 };
 
 /// Places 1, 2, ... on the card by clicking, in turn, the cell where each
@@ -153,4 +154,60 @@ async fn three_browsers_play_bingo_to_a_ranked_result() {
     for c in [ann, bob, carol] {
         let _ = c.close().await;
     }
+}
+
+/// The biggest card (15x15, numbers up to 225) on a phone: every number
+/// fits its cell. Someone opening the link of a full room is told they
+/// watch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_big_card_fits_a_phone_and_a_full_room_says_you_watch() {
+    let Some(mut driver) = start_driver().await else {
+        return;
+    };
+    let (http, _) = start_server().await;
+    let pia = browser_with(&mut driver, 390, 844, phone()).await;
+    enter_name(&pia, &format!("{http}/"), "Pia").await;
+    wait_css(&pia, "#bingo-create").await;
+    select(&pia, "#bingo-players-count option[value=\"2\"]").await;
+    select(&pia, "#bingo-size option[value=\"15\"]").await;
+    click_css(&pia, "#bingo-create").await;
+    wait_text(&pia, "#status", "Waiting for players: 1 of 2").await;
+    let room_url = pia.current_url().await.unwrap().to_string();
+    click_css(&pia, "#bingo-shuffle").await;
+    wait_css(&pia, "#bingo-card [data-number=\"225\"]").await;
+    let cells = "[...document.querySelectorAll('#bingo-card [data-number]')]";
+    let overflowing = pia
+        .execute(
+            &format!(
+                "return {cells}.filter(e => e.scrollWidth > e.clientWidth).map(e => e.dataset.number)"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(overflowing, json!([]), "numbers wider than their cells");
+    let page_width = pia
+        .execute(
+            "return document.documentElement.scrollWidth <= window.innerWidth",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(page_width, json!(true), "the page scrolls sideways");
+    shot(&pia, "bingo-15x15-phone").await;
+
+    // Bo takes the second seat; Cy opens the same link and watches.
+    let bo = browser(&mut driver, 1024, 768).await;
+    enter_name(&bo, &room_url, "Bo").await;
+    wait_css(&bo, "#bingo-card").await;
+    let cy = browser(&mut driver, 1024, 768).await;
+    enter_name(&cy, &room_url, "Cy").await;
+    wait_text(&cy, "#status", "You are watching: every seat is taken.").await;
+    for c in [pia, bo, cy] {
+        let _ = c.close().await;
+    }
+}
+
+fn phone() -> serde_json::Value {
+    json!({"mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3, "touch": true}}})
 }

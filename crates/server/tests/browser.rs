@@ -53,6 +53,16 @@ async fn people_and_a_bot_play_in_real_browsers() {
     shot(&ann, "lobby-desktop").await;
     click_css(&ann, "#create").await;
     wait_text(&ann, "#status", "Waiting for an opponent").await;
+    // The players' boxes share the panel: a long name does not push the
+    // free seat out of it.
+    let fits = ann
+        .execute(
+            "const p = document.querySelector('.players'); return p.scrollWidth <= p.clientWidth",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(fits, json!(true), "the players overflow their panel");
     let room_url = ann.current_url().await.unwrap().to_string();
     assert!(room_url.contains("/r/"));
 
@@ -136,6 +146,9 @@ async fn people_and_a_bot_play_in_real_browsers() {
     );
     shot(&carol, "five-spectator").await;
     shot(&bob, "won-phone").await;
+    // Carol opens the play link of the full room: she is told she watches.
+    carol.goto(&room_url).await.unwrap();
+    wait_text(&carol, "#status", "You are watching: both seats are taken.").await;
 
     // A bot on the 3-byte port waits in the lobby; Ann takes the seat.
     let mut bot = TcpStream::connect(referee).await.unwrap();

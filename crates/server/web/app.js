@@ -261,7 +261,9 @@ function roomPage(id) {
         h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : "waiting"),
         h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
     }));
-    status.textContent = statusText(mine);
+    // Someone who opened a play link of a full room watches: say so.
+    const watching = mySeat == null && !watchOnly && state.status !== "waiting" ? " You are watching: both seats are taken." : "";
+    status.textContent = statusText(mine) + watching;
     spectators.textContent = `· ${state.spectators} watching`;
     const items = [];
     for (let i = 0; i < state.moves.length; i += 2) {

@@ -10,18 +10,18 @@
 export function bingoCreatePanel(ctx) {
   const { h, conn } = ctx;
   const range = (a, b) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
-  const players = h("select", { id: "bingo-players-count" }, ...range(2, 8).map((n) => h("option", { value: n, selected: n === 3 }, `${n} players`)));
-  const size = h("select", { id: "bingo-size" }, ...range(3, 15).map((n) => h("option", { value: n, selected: n === 5 }, `${n}×${n}`)));
-  const lines = h("select", { id: "bingo-lines" });
+  const players = h("select", { id: "bingo-players-count", "aria-label": "players" }, ...range(2, 8).map((n) => h("option", { value: n, selected: n === 3 }, `${n} players`)));
+  const size = h("select", { id: "bingo-size", "aria-label": "card size" }, ...range(3, 15).map((n) => h("option", { value: n, selected: n === 5 }, `${n}×${n}`)));
+  const lines = h("select", { id: "bingo-lines", "aria-label": "lines to win" });
   const syncLines = () => {
     const max = 2 * Number(size.value) + 2;
     const keep = Math.min(Number(lines.value) || 5, max);
     lines.replaceChildren(...range(1, max).map((n) => h("option", { value: n, selected: n === keep }, `${n} line${n > 1 ? "s" : ""} to win`)));
   };
   size.addEventListener("change", syncLines); syncLines();
-  const first = h("select", { id: "bingo-first" }, h("option", { value: "" }, "first caller by chance"),
+  const first = h("select", { id: "bingo-first", "aria-label": "first caller" }, h("option", { value: "" }, "first caller by chance"),
     h("option", { value: "0" }, "I call first"));
-  const limit = h("select", { id: "bingo-limit" }, h("option", { value: "" }, "no time limit"),
+  const limit = h("select", { id: "bingo-limit", "aria-label": "time per call" }, h("option", { value: "" }, "no time limit"),
     h("option", { value: "15000" }, "15 s per call"), h("option", { value: "30000" }, "30 s per call"));
   const priv = h("input", { type: "checkbox", id: "bingo-private" });
   const create = () => {
@@ -111,7 +111,11 @@ function rankingTable(h, names, places) {
 // Every card at the end, marked with the calls up to `upto`.
 function allCards(h, names, cards, calls, places) {
   const called = new Set(calls.map((c) => c.number));
-  return h("div", { class: "bingo-all", id: "bingo-cards" }, ...cards.map((card, seat) => {
+  const all = h("div", { class: "bingo-all", id: "bingo-cards" });
+  // The cards' width follows their side, so that big cards stay legible.
+  const side = cards.find((c) => c);
+  all.style.setProperty("--n", side ? Math.round(Math.sqrt(side.length)) : 5);
+  all.append(...cards.map((card, seat) => {
     const title = h("div", { class: "bingo-card-title" }, h("span", { class: "player-name" }, names[seat]),
       places ? ` · place ${places[seat].rank}` : "");
     if (!card) return h("div", { class: "bingo-small", "data-seat": seat }, title, h("p", { class: "muted" }, "no card"));
@@ -120,6 +124,7 @@ function allCards(h, names, cards, calls, places) {
     const g = grid(h, n, card, (i, num) => ({ tag: "span", attrs: { class: `${called.has(num) ? "marked" : ""} ${done.has(i) ? "in-line" : ""}` } }));
     return h("div", { class: "bingo-small", "data-seat": seat }, title, g);
   }));
+  return all;
 }
 
 // ---- a room ------------------------------------------------------------------------
@@ -132,10 +137,10 @@ export function bingoRoomPage(ctx, id) {
   const players = h("ul", { class: "bingo-players", id: "bingo-players" });
   const cardBox = h("div", { id: "bingo-card-box" });
   const tools = h("div", { class: "row", id: "bingo-tools" });
-  const calls = h("div", { class: "moves", id: "bingo-calls" });
+  const calls = h("ol", { class: "moves calls", id: "bingo-calls" });
   const end = h("div", { id: "bingo-end" });
   const chatLog = h("div", { class: "chat-log", id: "chat-log", "aria-live": "polite" });
-  const chatInput = h("input", { id: "chat-input", maxlength: 300, placeholder: "say something" });
+  const chatInput = h("input", { id: "chat-input", maxlength: 300, placeholder: "say something", "aria-label": "chat message" });
   const sendChat = () => { const t = chatInput.value.trim(); if (t) conn.send({ type: "chat", text: t }); chatInput.value = ""; };
   chatInput.addEventListener("keydown", (e) => { if (e.key === "Enter") sendChat(); });
   const spectators = h("span", { id: "spectators" });
@@ -199,7 +204,6 @@ export function bingoRoomPage(ctx, id) {
 
   function render() {
     if (!state) return;
-    const taken = state.seats.filter((s) => s).length;
     players.replaceChildren(...state.seats.map((s, seat) => h("li", { "data-seat": seat, class: state.turn === seat ? "to-move" : "" },
       h("span", { class: "player-name" }, s ? s.name : "(free seat)"),
       seat === mySeat ? h("b", {}, " (you)") : null,
@@ -209,7 +213,7 @@ export function bingoRoomPage(ctx, id) {
       s && s.bingo_on_call ? h("span", { class: "bingo-badge" }, ` BINGO (call ${s.bingo_on_call})`) : null,
       seat === state.first && !state.calls.length ? h("span", { class: "muted" }, " · calls first") : null)));
     spectators.textContent = `· ${state.spectators} watching`;
-    calls.replaceChildren(...state.calls.map((c, i) => h("span", { "data-call": c.number }, `${i + 1}. ${c.number} (${name(c.seat)}) `)));
+    calls.replaceChildren(...state.calls.map((c) => h("li", { "data-call": c.number }, h("b", {}, String(c.number)), " ", h("span", { class: "muted" }, name(c.seat)))));
     calls.scrollTop = calls.scrollHeight;
     if (mySeat != null && filling()) editor();
     else if (mySeat != null && state.card) myCard();
@@ -223,7 +227,14 @@ export function bingoRoomPage(ctx, id) {
           h("a", { href: `/games/${encodeURIComponent(state.record)}.json` }, "JSON")) : null),
         h("div", { class: "panel" }, h("h2", {}, "All cards"), allCards(h, names, state.result.cards, state.calls, state.result.places)));
     }
-    status.textContent = statusText(taken);
+    status.textContent = statusLine();
+  }
+
+  function statusLine() {
+    const taken = state.seats.filter((s) => s).length;
+    // Someone who opened the link once every seat was taken watches: say so.
+    const watching = mySeat == null && !watchOnly && taken === state.players ? " You are watching: every seat is taken." : "";
+    return statusText(taken) + watching;
   }
 
   function statusText(taken) {
@@ -254,7 +265,7 @@ export function bingoRoomPage(ctx, id) {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
     }
   });
-  setInterval(() => { if (state && state.turn_ms != null && state.status === "playing") status.textContent = statusText(0); }, 500);
+  setInterval(() => { if (state && state.turn_ms != null && state.status === "playing") status.textContent = statusLine(); }, 500);
   return () => conn.send({ type: "join", room: id, play: !watchOnly });
 }
 
