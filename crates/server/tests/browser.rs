@@ -353,6 +353,18 @@ async fn a_phone_plays_the_engine_by_touch() {
         .unwrap();
     assert!(best.parse::<renju::Point>().is_ok(), "best move {best:?}");
     shot(&c, "engine-view-phone").await;
+    // A move makes the view stale: it goes.
+    click_point(&c, "a1").await;
+    wait_css(&c, "[data-preview=a1]").await;
+    click_point(&c, "a1").await;
+    wait_text(&c, "#status", "move 5").await;
+    assert!(
+        c.find_all(Locator::Css("#analysis-verdict"))
+            .await
+            .unwrap()
+            .is_empty(),
+        "the engine view of an old position is still shown"
+    );
 
     // Black's clock runs: its text changes, the buttons stay the same
     // elements (a press must end on the element it began on).

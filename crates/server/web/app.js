@@ -218,7 +218,9 @@ function roomPage(id) {
   const sendChat = () => { const t = chatInput.value.trim(); if (t) conn.send({ type: "chat", text: t }); chatInput.value = ""; };
   chatInput.addEventListener("keydown", (e) => { if (e.key === "Enter") sendChat(); });
   const analysis = h("div", { id: "analysis", class: "analysis" });
-  const analyseBtn = h("button", { id: "analyse", onclick: () => { analysis.replaceChildren("thinking…"); conn.send({ type: "analyse" }); } }, "Engine view");
+  // The position the engine view was asked for: a move makes it stale.
+  let analysedAt = null;
+  const analyseBtn = h("button", { id: "analyse", onclick: () => { analysedAt = state.moves.length; analysis.replaceChildren("thinking…"); conn.send({ type: "analyse" }); } }, "Engine view");
   const spectators = h("span", { id: "spectators", class: "muted" });
   const btn = (id, label, msg, cls) => h("button", { id, class: cls, onclick: () => conn.send(msg) }, label);
   const actions = h("div", { class: "row", id: "actions" });
@@ -298,7 +300,7 @@ function roomPage(id) {
     // The engine's help is for games against it and for watchers, never
     // a hidden hand in a game between people.
     analyseBtn.hidden = state.status !== "playing" || (mine != null && !(opponent && opponent.kind === "engine"));
-    if (analyseBtn.hidden) analysis.replaceChildren();
+    if (analyseBtn.hidden || state.moves.length !== analysedAt) { analysis.replaceChildren(); analysedAt = null; }
     if (mine && state.status === "over") {
       const asked = state.rematch.includes(mine);
       actions.append(btn("rematch", asked ? "Rematch asked…" : state.rematch.length ? "Accept rematch" : "Rematch (colours swapped)", { type: "rematch" }, asked ? "" : "primary"));
