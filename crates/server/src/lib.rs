@@ -251,6 +251,8 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games", get(recent_games))
         .route("/ws", get(ws_upgrade))
         .route("/assets/{file}", get(asset))
+        // A mistyped link gets words, not the browser's blank error page.
+        .fallback(|| async { (StatusCode::NOT_FOUND, "no such page here; the lobby is at /\n") })
         .layer(SetResponseHeaderLayer::overriding(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(
