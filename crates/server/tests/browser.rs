@@ -388,6 +388,14 @@ async fn a_phone_plays_the_engine_by_touch() {
 
     click_css(&c, "#resign").await;
     wait_text(&c, "#resign", "Really resign?").await;
+    let actions = c
+        .find(Locator::Css("#actions"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!actions.contains("null"), "{actions:?}");
     click_css(&c, "#resign-cancel").await;
     wait_text(&c, "#resign", "Resign").await;
     assert!(

@@ -292,9 +292,10 @@ function roomPage(id) {
       } }, armed ? "Really resign?" : "Resign");
       const cancel = armed ? h("button", { id: "resign-cancel", onclick: () => { resignAt = null; render(); } }, "Keep playing") : null;
       const mineMoved = state.moves.length > (mine === "black" ? 0 : 1);
-      actions.append(resign, cancel,
+      // DOM append writes a null as the text "null": leave the absent out.
+      actions.append(...[resign, cancel,
         state.draw_offer === them ? null : h("button", { id: "draw", disabled: state.draw_offer === mine, onclick: () => conn.send({ type: "draw" }) },
-          state.draw_offer === mine ? "Draw offered" : "Offer draw"));
+          state.draw_offer === mine ? "Draw offered" : "Offer draw")].filter(Boolean));
       if (opponent && opponent.kind !== "program" && mineMoved && !state.takeback_request) actions.append(btn("takeback", "Take back", { type: "takeback" }));
     }
     // The engine's help is for games against it and for watchers, never
@@ -409,7 +410,7 @@ async function gamesPage() {
       h("td", { "data-label": "Ended" }, new Date(g.ended_unix_ms).toLocaleString()),
       h("td", { "data-label": "Players" }, g.kind === "bingo" ? g.players.join(", ") : `${g.players[0]} (black) / ${g.players[1]} (white)`),
       h("td", { "data-label": "Rule" }, g.rule),
-      h("td", { "data-label": "Result" }, g.kind === "bingo" ? (g.result === "draw" ? "Draw" : `First: ${g.result}`) : resultText(g.result, g.reason)),
+      h("td", { "data-label": "Result" }, g.kind === "bingo" ? `${g.result === "draw" ? "Draw" : `First: ${g.result}`}${g.reason === "bingo" ? "" : ` (${g.reason})`}` : resultText(g.result, g.reason)),
       h("td", {}, h("a", { href: `/games/${encodeURIComponent(g.id)}`, class: "replay" }, "replay")))) : [h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No games match."))]));
   };
   player.addEventListener("keydown", (e) => { if (e.key === "Enter") load(); });
