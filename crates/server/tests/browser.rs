@@ -63,6 +63,17 @@ async fn people_and_a_bot_play_in_real_browsers() {
         .await
         .unwrap();
     assert_eq!(fits, json!(true), "the players overflow their panel");
+    // The name is cut, not the "(you)" after it.
+    let you_shown = ann
+        .execute(
+            "const b = document.querySelector('.player-line b'); \
+             const r = b.getBoundingClientRect(), box = b.closest('.player').getBoundingClientRect(); \
+             return r.width > 0 && r.right <= box.right",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(you_shown, json!(true), "(you) is cut off");
     let room_url = ann.current_url().await.unwrap().to_string();
     assert!(room_url.contains("/r/"));
 
