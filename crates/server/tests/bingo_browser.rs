@@ -149,6 +149,20 @@ async fn three_browsers_play_bingo_to_a_ranked_result() {
     wait_text(&bob, "#replay-at", "call 3 of 3: 3 by").await;
     click_css(&bob, "#prev").await;
     wait_text(&bob, "#replay-at", "call 2 of 3: 2 by Bob").await;
+    // On the phone the step buttons sit above the cards they step.
+    let above = bob
+        .execute(
+            "return document.querySelector('#next').getBoundingClientRect().bottom \
+             <= document.querySelector('#bingo-cards').getBoundingClientRect().top",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        above,
+        serde_json::json!(true),
+        "replay buttons below the cards"
+    );
     shot(&bob, "bingo-replay-phone").await;
 
     for c in [ann, bob, carol] {

@@ -291,7 +291,7 @@ export function bingoReplay(ctx, id, g) {
     else if (e.key === "Home") go(0); else if (e.key === "End") go(g.calls.length);
   });
   const base = `/games/${encodeURIComponent(id)}`;
-  main.replaceChildren(h("div", { class: "room-layout bingo-room" }, h("div", { class: "panel" }, box),
+  main.replaceChildren(h("div", { class: "room-layout bingo-room bingo-replay" }, h("div", { class: "panel" }, box),
     h("div", { class: "panel" }, h("h2", {}, `Bingo ${g.size}×${g.size}, ${g.lines} line${g.lines > 1 ? "s" : ""}`),
       h("p", {}, `${REASONS[g.reason] || g.reason} · ${new Date(g.started_unix_ms).toLocaleString()}`),
       rankingTable(h, names, places), info,
