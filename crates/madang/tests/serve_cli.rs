@@ -10,6 +10,7 @@ use std::time::Duration;
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use server::records::{GamesQuery, Records};
+use store::GameSummary;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
@@ -142,6 +143,38 @@ async fn state_with(ws: &mut Ws, moves: usize) -> Value {
     .await
 }
 
+async fn sigterm(serve: &Serve) {
+    let pid = serve.child.id().unwrap().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().await;
+    assert!(killed.unwrap().success());
+}
+
+/// The connection's next message is a close frame saying the server goes
+/// away (1001).
+async fn closed_going_away(ws: &mut Ws) {
+    let close = timeout(LIMIT, ws.next()).await.unwrap();
+    let Some(Ok(Message::Close(Some(frame)))) = close else {
+        panic!("no close frame: {close:?}");
+    };
+    assert_eq!(frame.code, CloseCode::Away);
+}
+
+/// Waits for the server to exit 0; returns its records and the one game
+/// they hold.
+async fn exit_with_one_game(serve: &mut Serve) -> (Records, GameSummary) {
+    let status = timeout(LIMIT, serve.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+    let records = Records::open(&serve.database()).await.unwrap();
+    let mut games = records
+        .recent(GamesQuery {
+            limit: 10,
+            ..GamesQuery::default()
+        })
+        .await;
+    assert_eq!(games.len(), 1, "{games:?}");
+    (records, games.remove(0))
+}
+
 #[tokio::test]
 async fn sigterm_ends_games_in_progress_as_recorded_draws_and_exits_0() {
     let mut serve = Serve::start("sigterm", &[]).await;
@@ -165,38 +198,23 @@ async fn sigterm_ends_games_in_progress_as_recorded_draws_and_exits_0() {
         state_with(&mut a, n + 1).await;
         state_with(&mut b, n + 1).await;
     }
-    let pid = serve.child.id().unwrap().to_string();
-    let killed = Command::new("kill").args(["-TERM", &pid]).status().await;
-    assert!(killed.unwrap().success());
+    sigterm(&serve).await;
     // Everyone is told the result, then the server closes the connection.
     for ws in [&mut a, &mut b, &mut watcher] {
         let over = until(ws, |m| kind(m, "state") && m["status"] == "over").await;
         assert_eq!(over["moves"], json!(["h8", "a1", "i8"]));
         assert_eq!(over["result"]["winner"], Value::Null);
         assert_eq!(over["result"]["reason"], "shutdown");
-        let close = timeout(LIMIT, ws.next()).await.unwrap();
-        let Some(Ok(Message::Close(Some(frame)))) = close else {
-            panic!("no close frame: {close:?}");
-        };
-        assert_eq!(frame.code, CloseCode::Away);
+        closed_going_away(ws).await;
     }
-    let status = timeout(LIMIT, serve.child.wait()).await.unwrap().unwrap();
-    assert!(status.success(), "{status}");
-    let records = Records::open(&serve.database()).await.unwrap();
-    let games = records
-        .recent(GamesQuery {
-            limit: 10,
-            ..GamesQuery::default()
-        })
-        .await;
-    assert_eq!(games.len(), 1, "{games:?}");
+    let (records, game) = exit_with_one_game(&mut serve).await;
     assert_eq!(
-        (games[0].result.as_str(), games[0].reason.as_str()),
+        (game.result.as_str(), game.reason.as_str()),
         ("draw", "shutdown")
     );
-    assert_eq!(games[0].players, ["ann", "bob"]);
-    let Some(store::Record::Omok(record)) = records.get(&games[0].id).await else {
-        panic!("no Omok record {}", games[0].id);
+    assert_eq!(game.players, ["ann", "bob"]);
+    let Some(store::Record::Omok(record)) = records.get(&game.id).await else {
+        panic!("no Omok record {}", game.id);
     };
     let moves: Vec<String> = record.moves.iter().map(|m| m.point.to_string()).collect();
     assert_eq!(moves, ["h8", "a1", "i8"]);
@@ -255,9 +273,7 @@ async fn sigterm_ends_bingo_games_in_progress_on_the_record_and_tells_everyone()
         })
         .await;
     }
-    let pid = serve.child.id().unwrap().to_string();
-    let killed = Command::new("kill").args(["-TERM", &pid]).status().await;
-    assert!(killed.unwrap().success());
+    sigterm(&serve).await;
     // Everyone is told the result (with the record's id), then closed.
     let mut record_ids = Vec::new();
     for ws in [&mut a, &mut b, &mut c, &mut watcher] {
@@ -274,41 +290,17 @@ async fn sigterm_ends_bingo_games_in_progress_on_the_record_and_tells_everyone()
         assert_eq!(ranks, [1, 1, 1]);
         assert_eq!(over["result"]["cards"][2], json!(card));
         record_ids.push(over["record"].as_str().expect("recorded").to_owned());
-        let close = timeout(LIMIT, ws.next()).await.unwrap();
-        let Some(Ok(Message::Close(Some(frame)))) = close else {
-            panic!("no close frame: {close:?}");
-        };
-        assert_eq!(frame.code, CloseCode::Away);
+        closed_going_away(ws).await;
     }
-    let close = timeout(LIMIT, async {
-        loop {
-            match lone.next().await {
-                Some(Ok(Message::Text(_))) => {}
-                other => return other,
-            }
-        }
-    })
-    .await
-    .unwrap();
-    assert!(
-        matches!(close, Some(Ok(Message::Close(Some(ref f)))) if f.code == CloseCode::Away),
-        "{close:?}"
-    );
-    let status = timeout(LIMIT, serve.child.wait()).await.unwrap().unwrap();
-    assert!(status.success(), "{status}");
-    let records = Records::open(&serve.database()).await.unwrap();
-    let games = records
-        .recent(GamesQuery {
-            limit: 10,
-            ..GamesQuery::default()
-        })
-        .await;
-    assert_eq!(games.len(), 1, "{games:?}");
-    assert_eq!(record_ids, vec![games[0].id.clone(); 4]);
-    assert_eq!(games[0].reason, "shutdown");
-    assert_eq!(games[0].players, ["ann", "bob", "cy"]);
-    let Some(store::Record::Bingo(record)) = records.get(&games[0].id).await else {
-        panic!("no bingo record {}", games[0].id);
+    // Its connection had the room's one state, then only the close.
+    until(&mut lone, |m| kind(m, "state")).await;
+    closed_going_away(&mut lone).await;
+    let (records, game) = exit_with_one_game(&mut serve).await;
+    assert_eq!(record_ids, vec![game.id.clone(); 4]);
+    assert_eq!(game.reason, "shutdown");
+    assert_eq!(game.players, ["ann", "bob", "cy"]);
+    let Some(store::Record::Bingo(record)) = records.get(&game.id).await else {
+        panic!("no bingo record {}", game.id);
     };
     let calls: Vec<u16> = record.calls.iter().map(|c| c.number).collect();
     assert_eq!(calls, [1, 5, 6, 2]);

@@ -7,8 +7,8 @@ mod support;
 use fantoccini::{Client, Locator};
 use serde_json::json;
 use support::{
-    browser, browser_with, click_css, enter_name, shot, start_driver, start_server, wait_css,
-    wait_text,
+    browser, browser_with, click_css, count, enter_name, js, shot, start_driver, start_server,
+    wait_css, wait_text,
 };
 
 /// Places 1, 2, ... on the card by clicking, in turn, the cell where each
@@ -102,45 +102,16 @@ async fn three_browsers_play_bingo_to_a_ranked_result() {
     // place, Carol is third; everyone sees all cards.
     for c in [&ann, &bob, &carol] {
         wait_text(c, "#status", "Ann and Bob share first place").await;
-        let ranks = c
-            .execute(
-                "return [...document.querySelectorAll('#bingo-ranking tbody tr')].map(r => [r.dataset.seat, r.dataset.rank])",
-                vec![],
-            )
-            .await
-            .unwrap();
+        let ranks = js(c, "return [...document.querySelectorAll('#bingo-ranking tbody tr')].map(r => [r.dataset.seat, r.dataset.rank])").await;
         assert_eq!(ranks, json!([["0", "1"], ["1", "1"], ["2", "3"]]));
-        assert_eq!(
-            c.find_all(Locator::Css("#bingo-cards .bingo-small"))
-                .await
-                .unwrap()
-                .len(),
-            3
-        );
+        assert_eq!(count(c, "#bingo-cards .bingo-small").await, 3);
     }
     wait_text(&carol, "#status", "You placed 3 of 3").await;
-    let names = ann
-        .execute(
-            "return [...document.querySelectorAll('#bingo-players .player-name')].map(e => e.textContent)",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let names = js(&ann, "return [...document.querySelectorAll('#bingo-players .player-name')].map(e => e.textContent)").await;
     assert_eq!(names, json!(["Ann", "Bob", evil]));
-    assert!(
-        ann.find_all(Locator::Css("main img"))
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(count(&ann, "main img").await == 0);
     // The marks: the top row is a completed line on Ann's card.
-    assert_eq!(
-        ann.find_all(Locator::Css("#bingo-card .in-line"))
-            .await
-            .unwrap()
-            .len(),
-        3
-    );
+    assert_eq!(count(&ann, "#bingo-card .in-line").await, 3);
     shot(&ann, "bingo-result-desktop").await;
     shot(&bob, "bingo-result-phone").await;
 
@@ -150,14 +121,12 @@ async fn three_browsers_play_bingo_to_a_ranked_result() {
     click_css(&bob, "#prev").await;
     wait_text(&bob, "#replay-at", "call 2 of 3: 2 by Bob").await;
     // On the phone the step buttons sit above the cards they step.
-    let above = bob
-        .execute(
-            "return document.querySelector('#next').getBoundingClientRect().bottom \
+    let above = js(
+        &bob,
+        "return document.querySelector('#next').getBoundingClientRect().bottom \
              <= document.querySelector('#bingo-cards').getBoundingClientRect().top",
-            vec![],
-        )
-        .await
-        .unwrap();
+    )
+    .await;
     assert_eq!(
         above,
         serde_json::json!(true),
@@ -190,23 +159,19 @@ async fn a_big_card_fits_a_phone_and_a_full_room_says_you_watch() {
     click_css(&pia, "#bingo-shuffle").await;
     wait_css(&pia, "#bingo-card [data-number=\"225\"]").await;
     let cells = "[...document.querySelectorAll('#bingo-card [data-number]')]";
-    let overflowing = pia
-        .execute(
-            &format!(
-                "return {cells}.filter(e => e.scrollWidth > e.clientWidth).map(e => e.dataset.number)"
-            ),
-            vec![],
-        )
-        .await
-        .unwrap();
+    let overflowing = js(
+        &pia,
+        &format!(
+            "return {cells}.filter(e => e.scrollWidth > e.clientWidth).map(e => e.dataset.number)"
+        ),
+    )
+    .await;
     assert_eq!(overflowing, json!([]), "numbers wider than their cells");
-    let page_width = pia
-        .execute(
-            "return document.documentElement.scrollWidth <= window.innerWidth",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let page_width = js(
+        &pia,
+        "return document.documentElement.scrollWidth <= window.innerWidth",
+    )
+    .await;
     assert_eq!(page_width, json!(true), "the page scrolls sideways");
     shot(&pia, "bingo-15x15-phone").await;
 

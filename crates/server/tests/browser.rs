@@ -12,8 +12,8 @@ use fantoccini::Client;
 use fantoccini::Locator;
 use serde_json::json;
 use support::{
-    browser, browser_with, click_css, enter_name, shot, start_driver, start_server, wait_css,
-    wait_text, wait_text_not, ws,
+    browser, browser_with, click_css, count, enter_name, js, shot, start_driver, start_server,
+    text_of, wait_css, wait_text, wait_text_not, ws,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -55,24 +55,16 @@ async fn people_and_a_bot_play_in_real_browsers() {
     wait_text(&ann, "#status", "Waiting for an opponent").await;
     // The players' boxes share the panel: a long name does not push the
     // free seat out of it.
-    let fits = ann
-        .execute(
-            "const p = document.querySelector('.players'); return p.scrollWidth <= p.clientWidth",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let fits = js(
+        &ann,
+        "const p = document.querySelector('.players'); return p.scrollWidth <= p.clientWidth",
+    )
+    .await;
     assert_eq!(fits, json!(true), "the players overflow their panel");
     // The name is cut, not the "(you)" after it.
-    let you_shown = ann
-        .execute(
-            "const b = document.querySelector('.player-line b'); \
+    let you_shown = js(&ann, "const b = document.querySelector('.player-line b'); \
              const r = b.getBoundingClientRect(), box = b.closest('.player').getBoundingClientRect(); \
-             return r.width > 0 && r.right <= box.right",
-            vec![],
-        )
-        .await
-        .unwrap();
+             return r.width > 0 && r.right <= box.right").await;
     assert_eq!(you_shown, json!(true), "(you) is cut off");
     let room_url = ann.current_url().await.unwrap().to_string();
     assert!(room_url.contains("/r/"));
@@ -84,21 +76,13 @@ async fn people_and_a_bot_play_in_real_browsers() {
     let carol = browser(&mut driver, 1024, 768).await;
     enter_name(&carol, &format!("{room_url}?watch=1"), "Carol").await;
     wait_text(&carol, "#spectators", "1 watching").await;
-    let names = carol
-        .execute(
-            "return [...document.querySelectorAll('.player-name')].map(e => e.textContent)",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let names = js(
+        &carol,
+        "return [...document.querySelectorAll('.player-name')].map(e => e.textContent)",
+    )
+    .await;
     assert_eq!(names, json!([evil, "Bob"]));
-    assert!(
-        carol
-            .find_all(Locator::Css("main script"))
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(count(&carol, "main script").await == 0);
 
     // Black builds a double-three point at h8 while white lines up a1..a4.
     let moves = ["g8", "a1", "i8", "a2", "h7", "a3", "h9", "a4"];
@@ -118,12 +102,7 @@ async fn people_and_a_bot_play_in_real_browsers() {
     shot(&ann, "forbidden-desktop").await;
     click_point(&ann, "h8").await;
     wait_text(&ann, "#toast", "forbidden").await;
-    assert!(
-        ann.find_all(Locator::Css("[data-stone=\"h8\"]"))
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(count(&ann, "[data-stone=\"h8\"]").await == 0);
     click_point(&ann, "o15").await;
     wait_css(&bob, "[data-stone=\"o15\"]").await;
 
@@ -147,14 +126,7 @@ async fn people_and_a_bot_play_in_real_browsers() {
     click_point(&bob, "a5").await;
     wait_text(&ann, "#status", "White wins").await;
     wait_text(&carol, "#status", "White wins (five)").await;
-    assert_eq!(
-        carol
-            .find_all(Locator::Css("[data-five]"))
-            .await
-            .unwrap()
-            .len(),
-        5
-    );
+    assert_eq!(count(&carol, "[data-five]").await, 5);
     shot(&carol, "five-spectator").await;
     shot(&bob, "won-phone").await;
     // Carol opens the play link of the full room: she is told she watches.
@@ -247,36 +219,18 @@ async fn a_finished_game_is_listed_replayed_and_exported() {
 
     wait_text(&c, "#replay-at", "move 9 of 9 (l8").await;
     wait_text(&c, "#replay-result", "Black wins (five)").await;
-    assert_eq!(
-        c.find_all(Locator::Css("[data-five]")).await.unwrap().len(),
-        5
-    );
+    assert_eq!(count(&c, "[data-five]").await, 5);
     shot(&c, "replay-desktop").await;
     click_css(&c, "#prev").await;
     wait_text(&c, "#replay-at", "move 8 of 9 (a4").await;
-    assert!(
-        c.find_all(Locator::Css("[data-five]"))
-            .await
-            .unwrap()
-            .is_empty()
-    );
-    assert!(
-        c.find_all(Locator::Css("[data-stone=l8]"))
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(count(&c, "[data-five]").await == 0);
+    assert!(count(&c, "[data-stone=l8]").await == 0);
     let body = c.find(Locator::Css("body")).await.unwrap();
     body.send_keys("\u{E012}").await.unwrap(); // ArrowLeft
     wait_text(&c, "#replay-at", "move 7 of 9 (k8").await;
     body.send_keys("\u{E011}").await.unwrap(); // Home
     wait_text(&c, "#replay-at", "move 0 of 9").await;
-    assert!(
-        c.find_all(Locator::Css("[data-stone]"))
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(count(&c, "[data-stone]").await == 0);
     body.send_keys("\u{E014}").await.unwrap(); // ArrowRight
     wait_css(&c, "[data-stone=h8]").await;
     click_css(&c, "#replay-moves [data-move=\"4\"]").await;
@@ -334,34 +288,17 @@ async fn a_phone_plays_the_engine_by_touch() {
 
     click_point(&c, "h8").await;
     wait_css(&c, "[data-preview=h8]").await;
-    assert!(
-        c.find_all(Locator::Css("[data-stone]"))
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(count(&c, "[data-stone]").await == 0);
     shot(&c, "touch-preview-phone").await;
     click_point(&c, "h8").await;
     wait_css(&c, "[data-stone=h8]").await;
     // The engine answers.
     wait_text(&c, "#status", "move 3").await;
-    assert_eq!(
-        c.find_all(Locator::Css("[data-stone]"))
-            .await
-            .unwrap()
-            .len(),
-        2
-    );
+    assert_eq!(count(&c, "[data-stone]").await, 2);
 
     click_css(&c, "#analyse").await;
     wait_css(&c, "#analysis-verdict").await;
-    let best = c
-        .find(Locator::Css("#analysis-best"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let best = text_of(&c, "#analysis-best").await;
     assert!(best.parse::<renju::Point>().is_ok(), "best move {best:?}");
     shot(&c, "engine-view-phone").await;
     // A move makes the view stale: it goes.
@@ -370,65 +307,36 @@ async fn a_phone_plays_the_engine_by_touch() {
     click_point(&c, "a1").await;
     wait_text(&c, "#status", "move 5").await;
     assert!(
-        c.find_all(Locator::Css("#analysis-verdict"))
-            .await
-            .unwrap()
-            .is_empty(),
+        count(&c, "#analysis-verdict").await == 0,
         "the engine view of an old position is still shown"
     );
 
     // Black's clock runs: its text changes, the buttons stay the same
     // elements (a press must end on the element it began on).
-    let before = c
-        .execute(
-            "window.resignButton = document.getElementById('resign'); \
+    let before = js(
+        &c,
+        "window.resignButton = document.getElementById('resign'); \
              return document.getElementById('clock-black').textContent",
-            vec![],
-        )
-        .await
-        .unwrap();
+    )
+    .await;
     wait_text_not(&c, "#clock-black", before.as_str().unwrap()).await;
-    let same = c
-        .execute(
-            "return document.getElementById('resign') === window.resignButton",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let same = js(
+        &c,
+        "return document.getElementById('resign') === window.resignButton",
+    )
+    .await;
     assert_eq!(same, json!(true), "the clock's tick replaced the buttons");
 
     click_css(&c, "#resign").await;
     wait_text(&c, "#resign", "Really resign?").await;
-    let actions = c
-        .find(Locator::Css("#actions"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let actions = text_of(&c, "#actions").await;
     assert!(!actions.contains("null"), "{actions:?}");
     click_css(&c, "#resign-cancel").await;
     wait_text(&c, "#resign", "Resign").await;
-    assert!(
-        !c.find(Locator::Css("#resign"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
-            .contains("Really")
-    );
+    assert!(!text_of(&c, "#resign").await.contains("Really"));
     click_css(&c, "#resign").await;
     wait_text(&c, "#resign", "Really resign?").await;
-    assert!(
-        !c.find(Locator::Css("#status"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
-            .contains("wins")
-    );
+    assert!(!text_of(&c, "#status").await.contains("wins"));
     click_css(&c, "#resign").await;
     wait_text(&c, "#status", "White wins (resignation)").await;
     shot(&c, "resigned-phone").await;

@@ -171,6 +171,24 @@ pub async fn wait_text(c: &Client, css: &str, want: &str) {
     panic!("{css} never showed {want:?}");
 }
 
+/// Runs `script` (no arguments) in the page; returns its value.
+pub async fn js(c: &Client, script: &str) -> serde_json::Value {
+    c.execute(script, vec![])
+        .await
+        .unwrap_or_else(|e| panic!("{script}: {e}"))
+}
+
+/// The text of the element `css`.
+pub async fn text_of(c: &Client, css: &str) -> String {
+    let e = c.find(Locator::Css(css)).await.unwrap();
+    e.text().await.unwrap()
+}
+
+/// How many elements match `css`.
+pub async fn count(c: &Client, css: &str) -> usize {
+    c.find_all(Locator::Css(css)).await.unwrap().len()
+}
+
 /// Waits until the element's text is no longer `old`.
 pub async fn wait_text_not(c: &Client, css: &str, old: &str) {
     for _ in 0..300 {
