@@ -103,7 +103,10 @@ async fn people_and_a_bot_play_in_real_browsers() {
     click_point(&ann, "h8").await;
     wait_text(&ann, "#toast", "forbidden").await;
     assert!(count(&ann, "[data-stone=\"h8\"]").await == 0);
-    click_point(&ann, "o15").await;
+    // Ann plays o15 from the keyboard: the cursor starts on h8.
+    let board = ann.find(Locator::Css("svg.board")).await.unwrap();
+    let keys = format!("{}{}\u{E007}", "\u{E014}".repeat(7), "\u{E013}".repeat(7));
+    board.send_keys(&keys).await.unwrap();
     wait_css(&bob, "[data-stone=\"o15\"]").await;
 
     // Bob's tab closes and reopens: the seat is his again.

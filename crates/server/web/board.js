@@ -53,8 +53,37 @@ export function createBoard(container, onPoint) {
       hit.addEventListener("click", () => onPoint && onPoint(name));
     }
   }
+  if (onPoint) keyboard(svg, onPoint);
   container.replaceChildren(svg);
   return { svg, layer, hits };
+}
+
+// Playing without a pointer: the board takes the focus (Tab), the arrow keys
+// move a cursor from h8 and Enter or Space plays where it stands, as a
+// click there would.
+function keyboard(svg, onPoint) {
+  let at = [7, 7];
+  const cursor = el("rect", { width: 0.9, height: 0.9, rx: 0.2, class: "cursor" }, svg);
+  const show = () => {
+    cursor.setAttribute("x", sx(at[0]) - 0.45);
+    cursor.setAttribute("y", sy(at[1]) - 0.45);
+    svg.setAttribute("aria-label", `board, cursor on ${pointName(...at)}: arrow keys move, Enter plays`);
+  };
+  const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+  svg.setAttribute("tabindex", "0");
+  svg.addEventListener("keydown", (e) => {
+    const step = steps[e.key];
+    if (step) {
+      at = at.map((v, i) => Math.max(0, Math.min(SIZE - 1, v + step[i])));
+      show();
+    } else if (e.key === "Enter" || e.key === " ") {
+      onPoint(pointName(...at));
+    } else {
+      return;
+    }
+    e.preventDefault();
+  });
+  show();
 }
 
 // Draws stones (numbered if asked; `setup` stones, as [point, colour], come
