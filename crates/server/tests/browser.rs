@@ -125,6 +125,13 @@ async fn people_and_a_bot_play_in_real_browsers() {
     click_css(&bob, "#chat-send").await;
     wait_text(&carol, "#chat-log", "<b>hi</b>").await;
 
+    // Bob offers a draw: Ann is told even if the offer is out of sight,
+    // and declines.
+    click_css(&bob, "#draw").await;
+    wait_text(&ann, "#toast", "Your opponent offers a draw").await;
+    click_css(&ann, "#decline").await;
+    wait_text(&bob, "#draw", "Offer draw").await;
+
     // White completes five; everyone sees the line.
     click_point(&bob, "a5").await;
     wait_text(&ann, "#status", "White wins").await;

@@ -194,7 +194,7 @@ function roomPage(id) {
   // `resignAt`: the move count when Resign was pressed once; the second
   // press must come before the position changes (no timer: a slow hand or
   // a loaded machine must not turn the confirmation back into Resign).
-  let mySeat = null, state = null, received = 0, numbers = false, preview = null, resignAt = null;
+  let mySeat = null, state = null, received = 0, numbers = false, preview = null, resignAt = null, lastOffer = null;
   const boardBox = h("div", { class: "board-wrap", id: "board" });
   const board = createBoard(boardBox, (point) => {
     if (!state || state.status !== "playing" || !myColor()) return;
@@ -275,6 +275,11 @@ function roomPage(id) {
     moves.scrollTop = moves.scrollHeight;
     offers.replaceChildren();
     const them = mine === "black" ? "white" : "black";
+    // The answer buttons sit above the board: on a phone scrolled down to
+    // the chat they are out of sight, so a new offer is also said below.
+    const offer = !mine ? null : state.draw_offer === them ? "draw" : state.takeback_request === them ? "takeback" : null;
+    if (offer && offer !== lastOffer) toast(offer === "draw" ? "Your opponent offers a draw (answer above the board)" : "Your opponent asks to take back a move (answer above the board)");
+    lastOffer = offer;
     if (mine && state.draw_offer === them) offers.append(h("div", { class: "offer" }, "Your opponent offers a draw. ", btn("accept-draw", "Accept", { type: "draw" }), " ", btn("decline", "Decline", { type: "decline" })));
     if (mine && state.takeback_request === them) offers.append(h("div", { class: "offer" }, "Your opponent asks to take back a move. ", btn("accept-takeback", "Allow", { type: "accept_takeback" }), " ", btn("decline", "Refuse", { type: "decline" })));
     if (mine && state.draw_offer === mine) offers.append(h("div", { class: "muted" }, "You offered a draw."));
