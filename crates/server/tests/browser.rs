@@ -288,6 +288,17 @@ async fn a_phone_plays_the_engine_by_touch() {
     let c = browser_with(&mut driver, 390, 844, phone).await;
     enter_name(&c, &format!("{http}/"), "Pia").await;
     wait_css(&c, "#create").await;
+    // The rooms come first: in sight without scrolling on a phone.
+    let rooms_in_sight = js(
+        &c,
+        "return document.querySelector('#rooms').getBoundingClientRect().top < window.innerHeight",
+    )
+    .await;
+    assert_eq!(
+        rooms_in_sight,
+        json!(true),
+        "the room list is below the fold"
+    );
     click_css(&c, "#create-opponent option[value=engine]").await;
     click_css(&c, "#create-level option[value=\"1\"]").await;
     click_css(&c, "#create-color option[value=black]").await;

@@ -138,16 +138,18 @@ function lobbyPage() {
     color: color.value, rule: rule.value, clock: clocks[clock.value], private: priv.checked,
   });
   const list = h("tbody", { id: "rooms" });
+  // The rooms first: someone who came to join or watch finds them without
+  // scrolling past the forms (on a phone, two screens down).
   main.replaceChildren(
+    h("div", { class: "panel" }, h("h2", {}, "Rooms"),
+      h("table", { class: "list cards" }, h("thead", {}, h("tr", {}, h("th", {}, "Players"), h("th", {}, "Game"), h("th", {}, "State"), h("th", {}, ""))), list),
+      h("p", { class: "muted small" }, "Finished games: ", h("a", { href: "/games" }, "replays and downloads"), ".")),
     h("div", { class: "panel" }, h("h2", {}, "New Omok game"),
       h("div", { class: "row" }, h("label", {}, "Against ", opponent)), engineRow,
       h("div", { class: "row" }, h("label", {}, "Colour ", color), h("label", {}, "Rule ", rule), h("label", {}, "Clock ", clock)),
       h("div", { class: "row" }, h("label", {}, priv, " private (only by link)")),
       h("div", { class: "row" }, h("button", { id: "create", class: "primary", onclick: create }, "Create room"))),
     bingoCreatePanel(bingoCtx),
-    h("div", { class: "panel" }, h("h2", {}, "Rooms"),
-      h("table", { class: "list cards" }, h("thead", {}, h("tr", {}, h("th", {}, "Players"), h("th", {}, "Game"), h("th", {}, "State"), h("th", {}, ""))), list),
-      h("p", { class: "muted small" }, "Finished games: ", h("a", { href: "/games" }, "replays and downloads"), ".")),
     h("div", { class: "panel" }, h("h2", {}, "Programs"),
       h("p", {}, "Bots written to the 3-byte Omok protocol connect to ", h("code", { id: "referee-addr" }, w.referee.addr),
         ` (rule ${w.referee.rule}, ${w.referee.turn_time_ms / 1000} s per move). Each one waits in a room listed above; take the other seat from here, or let two bots play and watch.`)));
