@@ -155,6 +155,7 @@ async fn a_big_card_fits_a_phone_and_a_full_room_says_you_watch() {
     select(&pia, "#bingo-size option[value=\"15\"]").await;
     click_css(&pia, "#bingo-create").await;
     wait_text(&pia, "#status", "Waiting for players: 1 of 2").await;
+    wait_text(&pia, "#copy-invite", "Copy the link").await;
     let room_url = pia.current_url().await.unwrap().to_string();
     click_css(&pia, "#bingo-shuffle").await;
     wait_css(&pia, "#bingo-card [data-number=\"225\"]").await;

@@ -53,6 +53,8 @@ async fn people_and_a_bot_play_in_real_browsers() {
     shot(&ann, "lobby-desktop").await;
     click_css(&ann, "#create").await;
     wait_text(&ann, "#status", "Waiting for an opponent").await;
+    // The link to send is offered beside the status, not only at the foot.
+    wait_text(&ann, "#actions #copy-invite", "Copy the link").await;
     // The players' boxes share the panel: a long name does not push the
     // free seat out of it.
     let fits = js(

@@ -92,7 +92,7 @@ function showProblem(text) {
 }
 
 // What bingo.js shares of this page.
-const bingoCtx = { h, conn, toast, showProblem, main };
+const bingoCtx = { h, conn, toast, showProblem, main, copyText };
 
 // ---- lobby ---------------------------------------------------------------------
 
@@ -315,7 +315,9 @@ function roomPage(id) {
     }
     if (state.status === "waiting" && free) {
       if (mySeat == null && !watchOnly) actions.append(btn("take-seat", "Take the free seat", { type: "join", room: id, play: true }, "primary"));
-      if (mySeat != null) actions.append(btn("invite-engine", "Play the computer instead", { type: "invite_engine", level: 2 }));
+      // The links panel is far below on a phone: the link to send is here too.
+      if (mySeat != null) actions.append(h("button", { id: "copy-invite", class: "primary", onclick: () => copyText(link) }, "Copy the link to send"),
+        btn("invite-engine", "Play the computer instead", { type: "invite_engine", level: 2 }));
     }
   }
 

@@ -130,10 +130,13 @@ function allCards(h, names, cards, calls, places) {
 // ---- a room ------------------------------------------------------------------------
 
 export function bingoRoomPage(ctx, id) {
-  const { h, conn, toast, showProblem, main } = ctx;
+  const { h, conn, toast, showProblem, main, copyText } = ctx;
   const watchOnly = new URLSearchParams(location.search).has("watch");
   let mySeat = null, state = null, received = 0, draft = null;
   const status = h("div", { class: "status", id: "status" });
+  // While seats are free the link to send is offered beside the status (the
+  // links panel is far below on a phone).
+  const invite = h("div", { class: "row" });
   const players = h("ul", { class: "bingo-players", id: "bingo-players" });
   const cardBox = h("div", { id: "bingo-card-box" });
   const tools = h("div", { class: "row", id: "bingo-tools" });
@@ -146,7 +149,7 @@ export function bingoRoomPage(ctx, id) {
   const spectators = h("span", { id: "spectators" });
   const link = `${location.origin}/b/${id}`;
   main.replaceChildren(h("div", { class: "room-layout bingo-room" },
-    h("div", {}, h("div", { class: "panel" }, status, cardBox, tools), end),
+    h("div", {}, h("div", { class: "panel" }, status, invite, cardBox, tools), end),
     h("div", {},
       h("div", { class: "panel" }, h("h2", {}, "Players"), players),
       h("div", { class: "panel" }, h("h2", {}, "Calls"), calls),
@@ -228,6 +231,8 @@ export function bingoRoomPage(ctx, id) {
         h("div", { class: "panel" }, h("h2", {}, "All cards"), allCards(h, names, state.result.cards, state.calls, state.result.places)));
     }
     status.textContent = statusLine();
+    invite.replaceChildren(...(state.status === "waiting" && mySeat != null
+      ? [h("button", { id: "copy-invite", class: "primary", onclick: () => copyText(link) }, "Copy the link to send")] : []));
   }
 
   function statusLine() {
