@@ -9,7 +9,6 @@
 //! connection and the engine thread, and races them in `select!` loops.
 
 mod app;
-mod clock;
 mod computer;
 mod record;
 pub(crate) mod ui;
@@ -24,6 +23,7 @@ use anyhow::{Context, Result};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
 use crossterm::execute;
 use futures::{Stream, StreamExt};
+use omok::clock::TimeControl;
 use omok::player::Notice;
 use omok_net::client::{ClientError, Connection};
 use ratatui::backend::Backend;
@@ -34,10 +34,9 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::{Instant, MissedTickBehavior};
 
 use self::app::{App, Command};
-use self::clock::{TimeControl, parse_time_control};
 use self::computer::{Computer, Level};
 use self::versus::{Output, Versus};
-use crate::cli::{RuleArg, parse_duration};
+use crate::cli::{RuleArg, parse_delay, parse_duration};
 use crate::omok::addr::HostPort;
 
 /// How often the clocks on screen are redrawn.
@@ -95,6 +94,30 @@ pub struct Args {
     record_dir: Option<PathBuf>,
 }
 
+/// Parses `--clock`: `10m` or `10m+5s` (a base above zero, an optional
+/// increment), each side's time for the whole game.
+fn parse_time_control(text: &str) -> Result<TimeControl, String> {
+    let parse = |part: &str| parse_delay(part).map_err(|e| e.to_string());
+    let (base, increment) = match text.split_once('+') {
+        Some((base, inc)) => (parse(base)?, parse(inc)?),
+        None => (parse(text)?, Duration::ZERO),
+    };
+    // The clock counts whole milliseconds.
+    let base_ms = millis(base);
+    if base_ms == 0 {
+        return Err("a game clock needs some time, like 10m or 5m+3s".to_owned());
+    }
+    Ok(TimeControl::PerGame {
+        base_ms,
+        increment_ms: millis(increment),
+    })
+}
+
+/// Whole milliseconds, as [`TimeControl`] holds them.
+fn millis(d: Duration) -> u64 {
+    d.as_millis().try_into().unwrap_or(u64::MAX)
+}
+
 /// How games against the computer are set up.
 #[derive(Debug, Clone)]
 struct LocalSettings {
@@ -135,9 +158,14 @@ pub fn run(args: Args) -> Result<()> {
                     },
                     level: args.level,
                     think: args.think_time.unwrap_or(args.level.think_time()),
-                    clock: args.clock.map(|c| TimeControl {
-                        increment: args.increment.unwrap_or(c.increment),
-                        ..c
+                    clock: args.clock.map(|c| match (c, args.increment) {
+                        (TimeControl::PerGame { base_ms, .. }, Some(increment)) => {
+                            TimeControl::PerGame {
+                                base_ms,
+                                increment_ms: millis(increment),
+                            }
+                        }
+                        _ => c,
                     }),
                     record_dir: args.record_dir.unwrap_or_else(record::default_dir),
                 };
@@ -637,6 +665,31 @@ mod tests {
         assert_eq!(app.view.game.moves().len(), 6);
     }
 
+    #[test]
+    fn time_controls() {
+        assert_eq!(
+            parse_time_control("10m+5s"),
+            Ok(TimeControl::PerGame {
+                base_ms: 600_000,
+                increment_ms: 5_000
+            })
+        );
+        assert_eq!(
+            parse_time_control("90s"),
+            Ok(TimeControl::PerGame {
+                base_ms: 90_000,
+                increment_ms: 0
+            })
+        );
+        assert_eq!(
+            parse_time_control("0s+5s").unwrap_err(),
+            "a game clock needs some time, like 10m or 5m+3s"
+        );
+        assert!(parse_time_control("0.5ms").is_err());
+        assert!(parse_time_control("10").is_err());
+        assert!(parse_time_control("10m+").is_err());
+    }
+
     /// The per-game clock in simulated time: nothing runs until the board
     /// is drawn, then the person's 10 s run out while the screen counts
     /// them down, and the loss is recorded.
@@ -648,9 +701,9 @@ mod tests {
             first_color: Color::Black,
             level: Level::Beginner,
             think: Duration::from_millis(200),
-            clock: Some(TimeControl {
-                base: Duration::from_secs(10),
-                increment: Duration::from_secs(2),
+            clock: Some(TimeControl::PerGame {
+                base_ms: 10_000,
+                increment_ms: 2_000,
             }),
             record_dir: dir.clone(),
         };

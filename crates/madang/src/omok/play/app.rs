@@ -12,7 +12,6 @@ use omok::player::{EndReport as EndReason, MoveError, Notice};
 use ratatui::layout::{Position, Rect};
 use renju::{Color, Point, Rule, SIZE};
 
-use super::clock::format_clock;
 use super::computer::Purpose;
 use super::ui::{AnalysisView, ClockView, Confirm, Opponent, Stage, View, point_at};
 use super::versus::{Ending, Versus};
@@ -199,13 +198,14 @@ impl App {
         self.view.me = Some(versus.person());
         self.view.set_game(game);
         self.view.thinking = versus.engine_thinking() || versus.hint_pending();
-        self.view.clock = match versus.clock() {
-            Some(c) => ClockView::PerGame {
-                black: c.left(Color::Black, now),
-                white: c.left(Color::White, now),
-                running: c.running(),
+        let left = |side| versus.clock().and_then(|c| c.left(side, now));
+        self.view.clock = match (left(Color::Black), left(Color::White)) {
+            (Some(black), Some(white)) => ClockView::PerGame {
+                black,
+                white,
+                running: versus.clock().and_then(|c| c.running()),
             },
-            None => ClockView::None,
+            _ => ClockView::None,
         };
         self.view.analysis = versus.analysis().map(|(purpose, a)| AnalysisView {
             hint: *purpose == Purpose::Hint,
@@ -466,12 +466,16 @@ fn ending_text(ending: Ending, me: Color) -> String {
     }
 }
 
-/// A per-move clock reading for the remote panel (`12.3s`), or per-game.
+/// A per-move clock reading for the remote panel (`12.3s`), or a per-game
+/// one as `m:ss`, with tenths under ten seconds (`0:09.4`).
 pub(crate) fn clock_text(d: Duration, per_game: bool) -> String {
-    if per_game {
-        format_clock(d)
+    let secs = d.as_secs();
+    if !per_game {
+        format!("{secs}.{}s", d.subsec_millis() / 100)
+    } else if secs < 10 {
+        format!("0:0{secs}.{}", d.subsec_millis() / 100)
     } else {
-        format!("{}.{}s", d.as_secs(), d.subsec_millis() / 100)
+        format!("{}:{:02}", secs / 60, secs % 60)
     }
 }
 
@@ -484,6 +488,15 @@ mod tests {
 
     fn pt(s: &str) -> Point {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn per_game_clock_readings() {
+        let secs = Duration::from_secs;
+        assert_eq!(clock_text(secs(600), true), "10:00");
+        assert_eq!(clock_text(secs(65), true), "1:05");
+        assert_eq!(clock_text(Duration::from_millis(9_450), true), "0:09.4");
+        assert_eq!(clock_text(Duration::ZERO, true), "0:00.0");
     }
 
     fn key(app: &mut App, code: KeyCode) -> Option<Command> {

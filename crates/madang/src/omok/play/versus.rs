@@ -11,10 +11,10 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant, SystemTime};
 
+use omok::clock::{Clock, TimeControl};
 use omok::referee::EndReason;
 use renju::{Color, Game, GameResult, Point, Rule};
 
-use super::clock::{GameClock, TimeControl};
 use super::computer::{Analysis, Answer, Purpose, Request};
 
 /// How a finished game ended.
@@ -97,7 +97,7 @@ pub(crate) struct Versus {
     game: Game,
     person: Color,
     think: Duration,
-    clock: Option<GameClock>,
+    clock: Option<Clock>,
     phase: Phase,
     times: Vec<Duration>,
     started: SystemTime,
@@ -120,7 +120,7 @@ impl Versus {
             game: Game::new(rule),
             person,
             think,
-            clock: clock.map(GameClock::new),
+            clock: clock.map(Clock::new),
             phase: Phase::Ready,
             times: Vec::new(),
             started: SystemTime::UNIX_EPOCH,
@@ -141,7 +141,7 @@ impl Versus {
     }
 
     /// The clock, if the game has one.
-    pub(crate) fn clock(&self) -> Option<&GameClock> {
+    pub(crate) fn clock(&self) -> Option<&Clock> {
         self.clock.as_ref()
     }
 
@@ -344,7 +344,7 @@ impl Versus {
         };
         self.times.push(now.saturating_duration_since(since));
         if let Some(clock) = &mut self.clock {
-            clock.press(now);
+            clock.moved(now);
         }
         match result {
             Some(GameResult::Win { winner, .. }) => self.end(Ending::Five(winner, p), now),
@@ -367,10 +367,10 @@ impl Versus {
                 hint: None,
             }
         } else {
-            let budget = match &self.clock {
-                // Never more than a twentieth of what is left, so the
-                // engine does not lose on time against a fast clock.
-                Some(clock) => self.think.min(clock.left(side, now) / 20),
+            // Never more than a twentieth of what is left, so the engine
+            // does not lose on time against a fast clock.
+            let budget = match self.clock.as_ref().and_then(|c| c.left(side, now)) {
+                Some(left) => self.think.min(left / 20),
                 None => self.think,
             };
             let id = self.request(budget);
@@ -436,9 +436,9 @@ mod tests {
     #[test]
     fn nothing_runs_before_begin_then_the_computer_opens_as_black() {
         let t0 = Instant::now();
-        let clock = TimeControl {
-            base: secs(60),
-            increment: Duration::ZERO,
+        let clock = TimeControl::PerGame {
+            base_ms: 60_000,
+            increment_ms: 0,
         };
         let mut v = Versus::new(Rule::Renju, Color::White, secs(1), Some(clock));
         assert!(think(&mut v).is_none());
@@ -459,11 +459,11 @@ mod tests {
         assert!(person_to_move(&v));
         assert_eq!(
             v.clock().unwrap().left(Color::Black, t0 + secs(9)),
-            secs(59)
+            Some(secs(59))
         );
         assert_eq!(
             v.clock().unwrap().left(Color::White, t0 + secs(9)),
-            secs(57)
+            Some(secs(57))
         );
     }
 
@@ -537,9 +537,9 @@ mod tests {
     #[test]
     fn the_clock_flags_in_simulated_time() {
         let t0 = Instant::now();
-        let clock = TimeControl {
-            base: secs(10),
-            increment: secs(1),
+        let clock = TimeControl::PerGame {
+            base_ms: 10_000,
+            increment_ms: 1_000,
         };
         let mut v = Versus::new(Rule::Renju, Color::Black, secs(1), Some(clock));
         v.begin(t0, SystemTime::UNIX_EPOCH);
