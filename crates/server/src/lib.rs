@@ -333,30 +333,14 @@ async fn ws_upgrade(
         })
 }
 
-#[derive(serde::Deserialize)]
-struct GamesParams {
-    #[serde(default)]
-    game: Option<store::GameKind>,
-    #[serde(default)]
-    player: String,
-    #[serde(default)]
-    rule: String,
-    #[serde(default)]
-    result: String,
-    #[serde(default)]
-    limit: Option<u32>,
-}
-
-async fn recent_games(State(shared): State<Arc<Shared>>, Query(q): Query<GamesParams>) -> Response {
-    let given = |s: String| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
-    let query = records::GamesQuery {
-        game: q.game,
-        player: given(q.player),
-        rule: given(q.rule),
-        result: given(q.result),
-        limit: q.limit.unwrap_or(50),
-    };
-    axum::Json(shared.rooms.records().recent(query).await).into_response()
+async fn recent_games(
+    State(shared): State<Arc<Shared>>,
+    Query(params): Query<records::GamesParams>,
+) -> Response {
+    match records::GamesQuery::parse(params) {
+        Ok(query) => axum::Json(shared.rooms.records().recent(query).await).into_response(),
+        Err(why) => (StatusCode::BAD_REQUEST, format!("{why}\n")).into_response(),
+    }
 }
 
 /// `/games/ID` is the replay page; `/games/ID.sgf`, `.psq` and `.json`

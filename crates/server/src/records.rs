@@ -24,6 +24,74 @@ pub struct GamesQuery {
     pub limit: u32,
 }
 
+/// `/api/games`'s parameters as given (an empty one is not given).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct GamesParams {
+    game: String,
+    player: String,
+    rule: String,
+    result: String,
+    limit: String,
+}
+
+impl GamesQuery {
+    /// The query `params` ask for. An unknown value is refused with a
+    /// message naming the parameter and the values it takes: a filter that
+    /// quietly matched nothing, or everything, would mislead.
+    pub fn parse(params: GamesParams) -> Result<GamesQuery, String> {
+        let given = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        let refuse = |name: &str, value: &str, allowed: &str| {
+            Err(format!("{name}: `{value}` is not one of {allowed}"))
+        };
+        let game = match given(&params.game) {
+            None => None,
+            Some(kind) => match kind.parse::<GameKind>() {
+                Ok(kind) => Some(kind),
+                Err(_) => return refuse("game", &kind, "omok, bingo"),
+            },
+        };
+        let rule = given(&params.rule);
+        let omok_rule = rule.as_deref().and_then(|r| r.parse::<renju::Rule>().ok());
+        let rule = match (rule, omok_rule) {
+            (None, _) => None,
+            (Some(_), Some(omok)) => Some(omok.name().to_owned()),
+            (Some(r), None) if store::bingo_record::parse_rule(&r).is_some() => Some(r),
+            (Some(r), None) => {
+                let names: Vec<&str> = renju::Rule::ALL.iter().map(|r| r.name()).collect();
+                let allowed = format!("{}, bingo NxN L lines", names.join(", "));
+                return refuse("rule", &r, &allowed);
+            }
+        };
+        // An Omok game's result is one of three words; a bingo game's is
+        // the names ranked first, which can be anything.
+        let result = given(&params.result);
+        if let Some(r) = &result
+            && (game == Some(GameKind::Omok) || omok_rule.is_some())
+            && !["black", "white", "draw"].contains(&r.as_str())
+        {
+            return refuse("result", r, "black, white, draw (for Omok)");
+        }
+        let limit = match given(&params.limit) {
+            None => 50,
+            Some(n) => match n.parse() {
+                Ok(n) if (1..=RecentFilter::MAX_LIMIT).contains(&n) => n,
+                _ => {
+                    let allowed = format!("the numbers 1 to {}", RecentFilter::MAX_LIMIT);
+                    return refuse("limit", &n, &allowed);
+                }
+            },
+        };
+        Ok(GamesQuery {
+            game,
+            player: given(&params.player),
+            rule,
+            result,
+            limit,
+        })
+    }
+}
+
 /// How many of the newest games a rule or result filter looks through:
 /// the store filters by player only, so the rest is sifted here, boundedly.
 const SIFTED_PAGES: usize = 5;

@@ -273,6 +273,12 @@ async fn a_finished_game_is_listed_replayed_and_exported() {
             .unwrap();
         assert!(text.as_str().unwrap().contains(want), "{id}: {text}");
     }
+
+    // A filter value no option holds is sent as it is, and the list says
+    // what the server refused rather than listing every game.
+    c.goto(&format!("{http}/games?rule=bogus")).await.unwrap();
+    wait_text(&c, "#games", "rule: `bogus` is not one of renju").await;
+    assert_eq!(count(&c, "tr[data-game]").await, 0);
     let _ = c.close().await;
 }
 

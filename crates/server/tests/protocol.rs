@@ -321,3 +321,48 @@ async fn room_messages_outside_a_room_are_refused_and_leave_leaves() {
     send(&mut ws, json!({"type": "chat", "text": "anyone?"})).await;
     assert_eq!(next(&mut ws, "error").await["code"], "not_in_room");
 }
+
+/// Every filter of the games list refuses an unknown value alike: HTTP 400
+/// naming the parameter and what it takes, never a list that ignores it.
+#[tokio::test]
+async fn the_games_list_refuses_unknown_filter_values() {
+    let s = start(Config::default()).await;
+    for (query, said) in [
+        ("game=chess", "game: `chess` is not one of omok, bingo"),
+        (
+            "rule=bogus",
+            "rule: `bogus` is not one of renju, renju-simplified, freestyle, standard, bingo NxN L lines",
+        ),
+        (
+            "rule=bingo%209x9%2099%20lines",
+            "rule: `bingo 9x9 99 lines`",
+        ),
+        (
+            "game=omok&result=alice",
+            "result: `alice` is not one of black, white, draw",
+        ),
+        (
+            "rule=renju&result=x",
+            "result: `x` is not one of black, white, draw",
+        ),
+        ("limit=0", "limit: `0` is not one of the numbers 1 to 200"),
+        ("limit=201", "limit: `201`"),
+        ("limit=many", "limit: `many`"),
+    ] {
+        let answer = http_get(&format!("http://{}/api/games?{query}", s.http)).await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "{query}: {answer}");
+        let body = &answer[answer.find("\r\n\r\n").unwrap() + 4..];
+        assert!(body.starts_with(said), "{query}: {body}");
+    }
+    // Known values, whatever they match, are lists.
+    for query in [
+        "game=bingo&rule=bingo%205x5%203%20lines&result=alice",
+        "rule=RENJU&result=draw&limit=200",
+        "result=alice",
+        "rule=&result=&limit=",
+    ] {
+        let answer = http_get(&format!("http://{}/api/games?{query}", s.http)).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{query}: {answer}");
+        assert!(answer.ends_with("[]"), "{query}: {answer}");
+    }
+}

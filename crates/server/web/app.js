@@ -403,8 +403,10 @@ function resultText(winner, reason) {
 async function gamesPage() {
   const params = new URLSearchParams(location.search);
   const player = h("input", { id: "filter-player", placeholder: "player (exact name)", "aria-label": "player", value: params.get("player") || "" });
+  // A value from the address that no option holds is kept, so that the server says what is wrong with it.
   const select = (id, label, values, chosen) => h("select", { id, "aria-label": label },
-    h("option", { value: "" }, `any ${label}`), ...values.map(([v, text]) => h("option", { value: v, selected: v === chosen }, text)));
+    h("option", { value: "" }, `any ${label}`), ...values.map(([v, text]) => h("option", { value: v, selected: v === chosen }, text)),
+    ...(chosen && !values.some(([v]) => v === chosen) ? [h("option", { value: chosen, selected: true }, chosen)] : []));
   const game = select("filter-game", "game", [["omok", "Omok"], ["bingo", "bingo"]], params.get("game"));
   const rule = select("filter-rule", "rule", RULES.map((r) => [r, r]), params.get("rule"));
   const result = select("filter-result", "result", [["black", "black won"], ["white", "white won"], ["draw", "draw"]], params.get("result"));
@@ -414,7 +416,11 @@ async function gamesPage() {
     for (const [k, e] of [["game", game], ["player", player], ["rule", rule], ["result", result]]) if (e.value.trim()) q.set(k, e.value.trim());
     history.replaceState(null, "", `/games${q.toString() ? `?${q}` : ""}`);
     const res = await fetch(`/api/games?${q}`);
-    const games = res.ok ? await res.json() : [];
+    if (!res.ok) {
+      list.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "muted", role: "alert" }, (await res.text()).trim())));
+      return;
+    }
+    const games = await res.json();
     list.replaceChildren(...(games.length ? games.map((g) => h("tr", { "data-game": g.id },
       h("td", { "data-label": "Ended" }, new Date(g.ended_unix_ms).toLocaleString()),
       h("td", { "data-label": "Players" }, g.kind === "bingo" ? g.players.join(", ") : `${g.players[0]} (black) / ${g.players[1]} (white)`),

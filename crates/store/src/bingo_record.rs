@@ -154,6 +154,47 @@ impl BingoGameRecord {
 
     /// The listed rule: `bingo NxN L lines`.
     pub fn rule(&self) -> String {
-        format!("bingo {0}x{0} {1} lines", self.size, self.lines)
+        rule_name(self.size, self.lines)
+    }
+}
+
+fn rule_name(size: usize, lines: usize) -> String {
+    format!("bingo {size}x{size} {lines} lines")
+}
+
+/// The card side and lines of a listed rule (`bingo 5x5 3 lines`), if
+/// `text` is one the bingo rules accept.
+pub fn parse_rule(text: &str) -> Option<(usize, usize)> {
+    let rest = text.strip_prefix("bingo ")?.strip_suffix(" lines")?;
+    let (side, lines) = rest.split_once(' ')?;
+    let (n, m) = side.split_once('x')?;
+    let (size, lines): (usize, usize) = (n.parse().ok()?, lines.parse().ok()?);
+    // Only the listed spelling: `05x5` or `+3` would never match a game.
+    (m.parse() == Ok(size) && rule_name(size, lines) == text)
+        .then_some((size, lines))
+        .filter(|&(size, lines)| Settings::new(size, lines, Role::Host).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listed_rules_read_back() {
+        assert_eq!(parse_rule(&rule_name(5, 3)), Some((5, 3)));
+        assert_eq!(parse_rule("bingo 2x2 1 lines"), Some((2, 1)));
+        for bad in [
+            "bingo",
+            "bingo 5x4 3 lines",
+            "bingo 05x5 3 lines",
+            "bingo 5x5 +3 lines",
+            "bingo 5x5 0 lines",
+            "bingo 5x5 13 lines",
+            "bingo 0x0 1 lines",
+            "bingo 5x5 3 lines ",
+            "renju",
+        ] {
+            assert_eq!(parse_rule(bad), None, "{bad}");
+        }
     }
 }
