@@ -8,7 +8,7 @@ use fantoccini::{Client, Locator};
 use serde_json::json;
 use support::{
     browser, browser_with, click_css, count, enter_name, js, shot, start_driver, start_server,
-    wait_css, wait_text,
+    wait_css, wait_text, ws,
 };
 
 /// Places 1, 2, ... on the card by clicking, in turn, the cell where each
@@ -190,4 +190,64 @@ async fn a_big_card_fits_a_phone_and_a_full_room_says_you_watch() {
 
 fn phone() -> serde_json::Value {
     json!({"mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3, "touch": true}}})
+}
+
+/// The replay of a game someone left says so in the ranking, apart from a
+/// player still without bingo at the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_replay_tells_a_player_who_left_from_one_without_bingo() {
+    let Some(mut driver) = start_driver().await else {
+        return;
+    };
+    let (http, _) = start_server().await;
+    let addr = http.trim_start_matches("http://");
+    let mut p = Vec::new();
+    for name in ["Ann", "Bob", "Cy"] {
+        p.push(ws::hello(addr, name).await.0);
+    }
+    let settings =
+        json!({"type": "create", "game": "bingo", "players": 3, "size": 3, "lines": 1, "first": 0});
+    let room = ws::create(&mut p[0], settings).await;
+    // Ann's card has 1, 2, 3 in its top row, Bob's in no line.
+    let cards = [
+        [1, 2, 3, 4, 5, 6, 7, 8, 9],
+        [1, 5, 6, 2, 8, 9, 4, 7, 3],
+        [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    ];
+    for (c, card) in p.iter_mut().zip(cards) {
+        ws::send(c, json!({"type": "join", "room": room})).await;
+        ws::next(c, "you").await;
+        ws::send(c, json!({"type": "card", "numbers": card})).await;
+    }
+    ws::next_where(&mut p[2], |s| s["status"] == "playing").await;
+    ws::send(&mut p[2], json!({"type": "quit"})).await;
+    let mut st = ws::next_where(&mut p[0], |s| s["seats"][2]["gone"] == true).await;
+    for (i, n) in [1, 2, 3].into_iter().enumerate() {
+        let who = st["turn"].as_u64().unwrap() as usize;
+        ws::send(&mut p[who], json!({"type": "call", "number": n})).await;
+        st = ws::next_where(&mut p[0], |s| {
+            s["type"] == "state" && s["calls"].as_array().is_some_and(|c| c.len() == i + 1)
+        })
+        .await;
+    }
+    assert_eq!(st["status"], "over", "{st}");
+    let id = st["record"].as_str().unwrap();
+
+    let c = browser(&mut driver, 1024, 768).await;
+    enter_name(&c, &format!("{http}/games/{id}"), "Viewer").await;
+    wait_text(&c, "#bingo-ranking", "left the game").await;
+    let rows = js(
+        &c,
+        "return [...document.querySelectorAll('#bingo-ranking tbody tr')].map(r => [r.dataset.seat, r.cells[2].textContent])",
+    )
+    .await;
+    assert_eq!(
+        rows,
+        json!([
+            ["0", "bingo on call 3"],
+            ["1", "no bingo"],
+            ["2", "left the game"]
+        ])
+    );
+    let _ = c.close().await;
 }

@@ -295,3 +295,49 @@ async fn a_seat_is_resumed_within_the_grace_with_its_card_and_the_calls() {
     let st = state_where(&mut a, |s| calls(s) == 2).await;
     assert_eq!(st["turn"], 0);
 }
+
+/// A player who leaves is recorded as having left, and the replay's record
+/// says so (not "no bingo" like one still playing at the end).
+#[tokio::test]
+async fn a_player_who_left_is_recorded_as_forfeited() {
+    let s = start(Config::default()).await;
+    let (_, mut p, _) = seated(&s.http, 3).await;
+    card(&mut p[0], &PLAIN).await;
+    card(&mut p[1], &SCATTERED).await;
+    card(&mut p[2], &PLAIN).await;
+    state_where(&mut p[2], |s| s["status"] == "playing").await;
+    send(&mut p[2], json!({"type": "quit"})).await;
+    let mut st = state_where(&mut p[0], |s| s["seats"][2]["gone"] == true).await;
+    // 1, 2, 3 complete seat 0's top row; seat 1's card has them in no line.
+    for (i, n) in [1, 2, 3].into_iter().enumerate() {
+        let who = st["turn"].as_u64().unwrap() as usize;
+        assert!(who < 2, "the seat that left is skipped: {st}");
+        call(&mut p[who], n).await;
+        st = state_where(&mut p[0], |s| calls(s) == i + 1).await;
+    }
+    let over = st;
+    assert_eq!(over["status"], "over", "{over}");
+    let standings: Vec<&Value> = over["result"]["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["standing"])
+        .collect();
+    assert_eq!(standings, ["bingo", "unfinished", "forfeited"]);
+    let id = over["record"].as_str().unwrap();
+    let body = http_get(&format!("http://{}/games/{id}.json", s.http)).await;
+    let record: Value = serde_json::from_str(&body[body.find('{').unwrap()..]).unwrap();
+    let players = record["players"].as_array().unwrap();
+    let recorded: Vec<(&Value, &Value, &Value)> = players
+        .iter()
+        .map(|p| (&p["standing"], &p["rank"], &p["bingo_on_call"]))
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            (&json!("bingo"), &json!(1), &json!(3)),
+            (&json!("unfinished"), &json!(2), &Value::Null),
+            (&json!("forfeited"), &json!(3), &Value::Null),
+        ]
+    );
+}

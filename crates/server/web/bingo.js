@@ -280,7 +280,8 @@ export function bingoReplay(ctx, id, g) {
   const { h, main } = ctx;
   const names = g.players.map((p) => p.name);
   const cards = g.players.map((p) => p.card);
-  const places = g.players.map((p) => ({ rank: p.rank, standing: p.bingo_on_call ? "bingo" : "unfinished", call: p.bingo_on_call }));
+  // Records saved before standings were kept have none: a bingo shows by its call, anything else as no bingo.
+  const places = g.players.map((p) => ({ rank: p.rank, standing: p.standing || (p.bingo_on_call ? "bingo" : "unfinished"), call: p.bingo_on_call }));
   let at = g.calls.length;
   const info = h("div", { class: "status", id: "replay-at" });
   const box = h("div", {});

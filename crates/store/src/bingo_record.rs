@@ -47,6 +47,24 @@ pub struct BingoPlayer {
     /// The call (counted from 1) on which this player reached bingo, if they
     /// did.
     pub bingo_on_call: Option<u32>,
+    /// How the player finished; `None` in records saved before it was kept
+    /// (those tell a bingo by `bingo_on_call` alone, and cannot tell a
+    /// player who left from one still playing at the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standing: Option<BingoStanding>,
+}
+
+/// How a player of a stored bingo game finished (the live room state's
+/// `standing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BingoStanding {
+    /// Reached bingo (on `bingo_on_call`).
+    Bingo,
+    /// Still without bingo when the game ended.
+    Unfinished,
+    /// Quit or did not return in time.
+    Forfeited,
 }
 
 /// One call of a bingo game.
@@ -80,6 +98,11 @@ impl BingoGameRecord {
                         Standing::Bingo(call) => Some(call),
                         Standing::Unfinished | Standing::Forfeited => None,
                     },
+                    standing: Some(match place.standing {
+                        Standing::Bingo(_) => BingoStanding::Bingo,
+                        Standing::Unfinished => BingoStanding::Unfinished,
+                        Standing::Forfeited => BingoStanding::Forfeited,
+                    }),
                 })
                 .collect(),
             calls: result
@@ -119,6 +142,14 @@ impl BingoGameRecord {
             if let Some(card) = &player.card {
                 Card::new(self.size, card.clone())
                     .map_err(|e| Error::Invalid(format!("card of seat {seat}: {e}")))?;
+            }
+            if let Some(standing) = player.standing
+                && (standing == BingoStanding::Bingo) != player.bingo_on_call.is_some()
+            {
+                return invalid(format!(
+                    "seat {seat} is {standing:?} with bingo on call {:?}",
+                    player.bingo_on_call
+                ));
             }
             let places = u32::try_from(self.players.len()).unwrap_or(u32::MAX);
             if player.rank == 0 || player.rank > places {

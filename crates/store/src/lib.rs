@@ -54,7 +54,7 @@ use sqlx::sqlite::{
 use thiserror::Error;
 
 pub use arena::{Job, JobStatus, NewJob, Tournament, TournamentGame};
-pub use bingo_record::{BingoCall, BingoGameRecord, BingoPlayer};
+pub use bingo_record::{BingoCall, BingoGameRecord, BingoPlayer, BingoStanding};
 pub use games::{Cursor, GameKind, GameSummary, Page, RecentFilter, Record, StoredGame};
 
 /// What can go wrong talking to the database.

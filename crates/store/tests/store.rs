@@ -10,8 +10,8 @@ use std::time::Duration;
 use omok::records::{GameRecord, MoveRecord};
 use serde_json::json;
 use store::{
-    BingoCall, BingoGameRecord, BingoPlayer, Error, GameKind, JobStatus, NewJob, RecentFilter,
-    Record, Store,
+    BingoCall, BingoGameRecord, BingoPlayer, BingoStanding, Error, GameKind, JobStatus, NewJob,
+    RecentFilter, Record, Store,
 };
 use tempfile::TempDir;
 
@@ -80,6 +80,11 @@ fn bingo_record(names: &[&str]) -> BingoGameRecord {
                 card: Some((1..=9).collect()),
                 rank: if seat == 0 { 1 } else { 2 },
                 bingo_on_call: (seat == 0).then_some(3),
+                standing: Some(if seat == 0 {
+                    BingoStanding::Bingo
+                } else {
+                    BingoStanding::Unfinished
+                }),
             })
             .collect(),
         calls: [1, 2, 3]
@@ -153,6 +158,7 @@ async fn bingo_games_round_trip_and_bad_ones_are_refused() {
         let mut left = record.clone();
         left.players[2].card = None;
         left.players[2].rank = 3;
+        left.players[2].standing = Some(BingoStanding::Forfeited);
         let id = store.save_bingo(&left).await.unwrap();
         assert_eq!(
             store.game(&id).await.unwrap().unwrap().record,
@@ -181,6 +187,12 @@ async fn bingo_games_round_trip_and_bad_ones_are_refused() {
         let mut lines = record.clone();
         lines.lines = 9;
         bad.push(lines);
+        let mut standing = record.clone();
+        standing.players[1].standing = Some(BingoStanding::Bingo);
+        bad.push(standing);
+        let mut standing = record.clone();
+        standing.players[0].standing = Some(BingoStanding::Forfeited);
+        bad.push(standing);
         for record in bad {
             let err = store.save_bingo(&record).await.unwrap_err();
             assert!(matches!(err, Error::Invalid(_)), "{err}");
@@ -191,6 +203,42 @@ async fn bingo_games_round_trip_and_bad_ones_are_refused() {
         };
         // The first game and the one seat 2 left.
         assert_eq!(store.recent(&filter).await.unwrap().games.len(), 2);
+    }
+}
+
+/// Records saved before players' standings were kept read back, with no
+/// standing; the rest of the record as it was.
+#[tokio::test]
+async fn bingo_records_saved_without_standings_read_back() {
+    for db in databases() {
+        let store = Store::open(&db.url).await.unwrap();
+        let record = bingo_record(&[&unique("ann"), &unique("bob")]);
+        let id = store.save_bingo(&record).await.unwrap();
+        let mut old = serde_json::to_value(&record).unwrap();
+        for player in old["players"].as_array_mut().unwrap() {
+            player.as_object_mut().unwrap().remove("standing").unwrap();
+        }
+        sqlx::any::install_default_drivers();
+        let admin = sqlx::AnyPool::connect(&db.url).await.unwrap();
+        // The JSON holds no quote: names are letters, digits and dashes.
+        sqlx::query(&format!(
+            "UPDATE games SET record = '{old}' WHERE id = '{id}'"
+        ))
+        .execute(&admin)
+        .await
+        .unwrap();
+        let Record::Bingo(read) = store.game(&id).await.unwrap().unwrap().record else {
+            panic!("not bingo");
+        };
+        let mut want = record.clone();
+        for player in &mut want.players {
+            player.standing = None;
+        }
+        assert_eq!(read, want);
+        assert_eq!(read.players[0].bingo_on_call, Some(3));
+        read.validate().unwrap();
+        admin.close().await;
+        store.close().await;
     }
 }
 
@@ -580,6 +628,13 @@ async fn a_finished_bingo_room_is_saved_as_its_record() {
     assert_eq!(record.calls[0].seat, 1);
     assert_eq!(record.reason, "bingo");
     assert!(record.players.iter().any(|p| p.rank == 1));
+    for player in &record.players {
+        let want = match player.bingo_on_call {
+            Some(_) => BingoStanding::Bingo,
+            None => BingoStanding::Unfinished,
+        };
+        assert_eq!(player.standing, Some(want));
+    }
     record.validate().unwrap();
     for db in databases() {
         let store = Store::open(&db.url).await.unwrap();
