@@ -616,3 +616,126 @@ proptest! {
         prop_assert!(room.result().is_some(), "stopped before the end");
     }
 }
+
+/// Shutdown during the calls: the game ends at once with the places as they
+/// stood (bingo by call, then everyone still playing, a seat away in its
+/// grace included, then forfeits), told to everyone once; nothing is due
+/// any more and nothing changes it after.
+#[test]
+fn shutdown_during_the_calls_keeps_the_places_as_they_stood() {
+    let start = Instant::now();
+    let mut room = Room::new(RoomConfig {
+        call_limit: Some(Duration::from_secs(10)),
+        ..config(4, 3, 1)
+    })
+    .unwrap();
+    for (seat, card) in [plain(), other(), other(), other()].into_iter().enumerate() {
+        room.handle(seat, Input::Card(card), start);
+    }
+    // 1, 2, 3 give seat 0 its row; the others have no line among them.
+    for (seat, number) in [(0, 1), (1, 2), (2, 3)] {
+        room.handle(seat, Input::Call(number), start);
+    }
+    room.handle(3, Input::Quit, start);
+    room.handle(2, Input::Leave, start);
+    drain(&mut room);
+    assert!(room.result().is_none());
+    assert!(room.poll_timeout().is_some());
+
+    room.shutdown();
+    let outputs = drain(&mut room);
+    let [(To::Everyone, Output::Over(result))] = outputs.as_slice() else {
+        panic!("{outputs:?}");
+    };
+    assert_eq!(result.reason, EndReason::Shutdown);
+    let standings: Vec<Standing> = result.places.iter().map(|p| p.standing).collect();
+    assert_eq!(
+        standings,
+        [
+            Standing::Bingo(3),
+            Standing::Unfinished,
+            Standing::Unfinished,
+            Standing::Forfeited
+        ]
+    );
+    assert_eq!(ranks(result), [1, 2, 2, 4]);
+    let called: Vec<u16> = result.calls.iter().map(|c| c.number).collect();
+    assert_eq!(called, [1, 2, 3]);
+    assert_eq!(
+        result.cards,
+        [Some(plain()), Some(other()), Some(other()), Some(other())]
+    );
+    assert_eq!(room.result(), Some(&**result));
+    assert_eq!(room.poll_timeout(), None);
+
+    // Over for good: a second shutdown, the timers and calls change nothing.
+    let result = result.clone();
+    room.shutdown();
+    room.handle_timeout(start + GRACE);
+    assert_eq!(drain(&mut room), []);
+    room.handle(1, Input::Call(4), start);
+    let outputs = drain(&mut room);
+    assert!(
+        matches!(outputs.as_slice(), [(To::Seat(1), Output::Rejected(_))]),
+        "{outputs:?}"
+    );
+    assert_eq!(room.result(), Some(&*result));
+    // A seat coming back is shown the result.
+    room.handle(2, Input::Rejoin, start);
+    let outputs = drain(&mut room);
+    let Some((To::Seat(2), Output::Snapshot(snapshot))) = outputs.last() else {
+        panic!("{outputs:?}");
+    };
+    assert_eq!(snapshot.result.as_ref(), Some(&*result));
+}
+
+/// Shutdown while the cards are being filled: the game ends with no calls,
+/// the cards as they were (none for seats that had none), everyone still in
+/// it sharing first place and a seat that quit after them; everyone is told.
+#[test]
+fn shutdown_while_cards_are_filled_ends_without_calls() {
+    let start = Instant::now();
+    let mut room = Room::new(config(3, 3, 1)).unwrap();
+    room.handle(0, Input::Card(plain()), start);
+    room.handle(1, Input::Quit, start);
+    drain(&mut room);
+    assert!(room.result().is_none());
+    room.shutdown();
+    let outputs = drain(&mut room);
+    let [(To::Everyone, Output::Over(result))] = outputs.as_slice() else {
+        panic!("{outputs:?}");
+    };
+    assert_eq!(result.reason, EndReason::Shutdown);
+    assert_eq!(result.calls, []);
+    assert_eq!(result.cards, [Some(plain()), None, None]);
+    let standings: Vec<Standing> = result.places.iter().map(|p| p.standing).collect();
+    assert_eq!(
+        standings,
+        [
+            Standing::Unfinished,
+            Standing::Forfeited,
+            Standing::Unfinished
+        ]
+    );
+    assert_eq!(ranks(result), [1, 3, 1]);
+    assert_eq!(room.poll_timeout(), None);
+}
+
+/// A game already decided is not ended again: shutdown says nothing and
+/// keeps its result (so nothing is recorded twice).
+#[test]
+fn shutdown_after_the_end_changes_nothing() {
+    let start = Instant::now();
+    let mut room = Room::new(config(2, 3, 1)).unwrap();
+    room.handle(0, Input::Card(plain()), start);
+    room.handle(1, Input::Card(other()), start);
+    for (seat, number) in [(0, 1), (1, 2), (0, 3)] {
+        room.handle(seat, Input::Call(number), start);
+    }
+    drain(&mut room);
+    let before = room.result().expect("seat 0 won").clone();
+    assert_eq!(before.reason, EndReason::Bingo);
+    room.shutdown();
+    assert_eq!(drain(&mut room), []);
+    assert_eq!(room.result(), Some(&before));
+}
