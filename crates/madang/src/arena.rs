@@ -65,7 +65,7 @@ struct WorkerArgs {
     /// A game whose worker has not heart-beaten for this long is taken
     /// from it and played again (workers heart-beat four times a lease);
     /// give every worker the same.
-    #[arg(long, default_value = "60s", value_parser = parse_positive)]
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
     lease: Duration,
     /// This worker's name in the database [default: HOST:PID].
     #[arg(long)]
@@ -143,10 +143,10 @@ struct RunArgs {
     #[arg(long)]
     games: Option<usize>,
     /// Time per move [default: 1s unless a game time is given].
-    #[arg(long, value_parser = parse_positive)]
+    #[arg(long, value_parser = parse_duration)]
     turn_time: Option<Duration>,
     /// Time for the whole game, per side.
-    #[arg(long, value_parser = parse_positive)]
+    #[arg(long, value_parser = parse_duration)]
     game_time: Option<Duration>,
     /// Added to the game time after each move.
     #[arg(long, value_parser = parse_duration)]
@@ -160,7 +160,7 @@ struct RunArgs {
     #[arg(long, value_parser = parse_duration)]
     stall_grace: Option<Duration>,
     /// How long an engine may take to answer START [default: 10s].
-    #[arg(long, value_parser = parse_positive)]
+    #[arg(long, value_parser = parse_duration)]
     startup: Option<Duration>,
     /// Adjudicate a draw once a game has this many moves.
     #[arg(long)]
@@ -203,14 +203,6 @@ struct RunArgs {
 fn parse_rule(s: &str) -> Result<Rule, String> {
     s.parse::<Rule>()
         .map_err(|_| format!("unknown rule {s:?} (renju, renju-simplified, freestyle, standard)"))
-}
-
-fn parse_positive(s: &str) -> Result<Duration, String> {
-    match parse_duration(s) {
-        Ok(d) if d.is_zero() => Err("must be more than zero".into()),
-        Ok(d) => Ok(d),
-        Err(e) => Err(e.to_string()),
-    }
 }
 
 fn parse_resign(s: &str) -> Result<ResignRule, String> {

@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long)]
     games: Option<usize>,
     /// Time per move, e.g. `1s`, `200ms`, `1.5s`.
-    #[arg(long, default_value = "1s", value_parser = parse_turn_time)]
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
     turn_time: Duration,
     /// How far a move may run past the turn time before it loses.
     #[arg(long, default_value = "100ms", value_parser = parse_duration)]
@@ -57,14 +57,6 @@ pub struct Args {
     /// loses the game as a protocol error).
     #[arg(long)]
     lenient_output: bool,
-}
-
-fn parse_turn_time(s: &str) -> Result<Duration, String> {
-    match parse_duration(s) {
-        Ok(d) if d.is_zero() => Err("must be more than zero".into()),
-        Ok(d) => Ok(d),
-        Err(e) => Err(e.to_string()),
-    }
 }
 
 /// Wins, losses and draws of player A.

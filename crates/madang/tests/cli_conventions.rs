@@ -21,6 +21,18 @@ fn impossible_durations_are_refused() {
     assert!(err.contains("like 30s, 500ms, 10m or 1m30s"), "{err}");
     let err = refused(&["match", "--turn-time", "100h"]);
     assert!(err.contains("longer than the limit of 24h"), "{err}");
+    for args in [
+        &["match", "--turn-time", "0s"][..],
+        &["arena", "--game-time", "0ms"],
+        &["arena", "worker", "--lease", "0s"],
+        &["omok", "play", "--clock", "0.5ms"],
+    ] {
+        let err = refused(args);
+        assert!(
+            err.contains("longer than zero") || err.contains("a game clock needs some time"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]
