@@ -41,7 +41,9 @@ impl GamesQuery {
     /// quietly matched nothing, or everything, would mislead.
     pub fn parse(params: GamesParams) -> Result<GamesQuery, String> {
         let given = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        // The value is said back cleaned and cut short: it is anyone's.
         let refuse = |name: &str, value: &str, allowed: &str| {
+            let value = crate::proto::clean_text(value, 40);
             Err(format!("{name}: `{value}` is not one of {allowed}"))
         };
         let game = match given(&params.game) {

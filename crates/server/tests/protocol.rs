@@ -348,6 +348,12 @@ async fn the_games_list_refuses_unknown_filter_values() {
         ("limit=0", "limit: `0` is not one of the numbers 1 to 200"),
         ("limit=201", "limit: `201`"),
         ("limit=many", "limit: `many`"),
+        // Said back without control characters, and short.
+        ("rule=%1b%5B2Jx", "rule: `[2Jx` is not one of"),
+        (
+            &format!("rule={}", "y".repeat(5000)),
+            &format!("rule: `{}` is", "y".repeat(40)),
+        ),
     ] {
         let answer = http_get(&format!("http://{}/api/games?{query}", s.http)).await;
         assert!(answer.starts_with("HTTP/1.1 400"), "{query}: {answer}");
