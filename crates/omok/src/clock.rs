@@ -1,5 +1,6 @@
-//! The one game clock for two sides (web rooms and the arena), as a pure
-//! value: no timer of its own.
+//! The one game clock for two sides (web rooms, the arena and the
+//! terminal game against the computer), as a pure value: no timer of its
+//! own.
 //!
 //! The owner tells it when a turn starts and ends, with the [`Instant`] of
 //! each event, and asks for [`Clock::deadline`] to know when to look again;
