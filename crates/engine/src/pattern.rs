@@ -258,6 +258,14 @@ impl Patterns {
         self.0.lines[mode as usize][window::index(own, blocked)]
     }
 
+    /// The line pattern of the window with index `index` (as
+    /// [`window::index`] gives it), for a search that keeps each point's
+    /// window indices up to date instead of cutting windows out.
+    #[inline]
+    pub fn line_at(self, mode: FiveMode, index: usize) -> Line {
+        self.0.lines[mode as usize][index]
+    }
+
     /// The combined threat of four line patterns.
     #[inline]
     pub fn threat(self, lines: [Line; 4]) -> Threat {

@@ -11,16 +11,45 @@
 
 use std::sync::LazyLock;
 
-use renju::window::HALF;
+use renju::window::{self, HALF};
 use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule};
 
 use crate::pattern::{FiveMode, Line, Patterns, Threat};
+
+/// A point whose window along one direction holds a given other point, and
+/// how a stone on that other point changes the window's keys.
+#[derive(Clone, Copy)]
+struct Step {
+    point: Point,
+    /// Added to the point's [`Keys`] by a black stone (`[0]`) or a white
+    /// one (`[1]`).
+    delta: [u32; 2],
+}
+
+/// A point's window indices along one direction, seen from black (low 16
+/// bits) and from white (high 16 bits), as [`window::index`] gives them.
+/// A stone adds a power of three to each, so both are kept with one add.
+type Keys = u32;
 
 struct Geometry {
     /// `around[p]`: points at most two away from `p` in both coordinates.
     around: Vec<Vec<Point>>,
     /// `window[d][p]`: the points within five of `p` along direction `d`.
     window: Vec<[Vec<Point>; 4]>,
+    /// `steps[p][d]`: the points within five of `p` along direction `d`
+    /// (`p` excluded), with what a stone on `p` adds to their keys.
+    steps: Vec<[Vec<Step>; 4]>,
+    /// The keys of every point and direction on the empty board.
+    empty: [[Keys; NUM_DIRS]; NUM_POINTS],
+}
+
+/// The keys of `p` along `d` on `board`.
+fn keys(board: &Board, p: Point, d: usize) -> Keys {
+    let key = |c| {
+        let (own, blocked) = board.window(p, d, c);
+        window::index(own, blocked) as u32
+    };
+    key(Color::Black) | key(Color::White) << 16
 }
 
 static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
@@ -37,7 +66,7 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
             v
         })
         .collect();
-    let window = Point::all()
+    let window: Vec<[Vec<Point>; 4]> = Point::all()
         .map(|p| {
             std::array::from_fn(|d| {
                 let (dx, dy) = DIRS[d];
@@ -47,7 +76,41 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
             })
         })
         .collect();
-    Geometry { around, window }
+    let empty_board = Board::new();
+    let mut empty = [[0; NUM_DIRS]; NUM_POINTS];
+    for p in Point::all() {
+        for (d, k) in empty[p.index()].iter_mut().enumerate() {
+            *k = keys(&empty_board, p, d);
+        }
+    }
+    // Measured on a board with the one stone, so the deltas follow the
+    // rules library's window layout whatever its bit order.
+    let steps = Point::all()
+        .map(|p| {
+            let delta = |c, q: Point, d| {
+                let mut board = Board::new();
+                board.place(p, c).expect("empty board");
+                keys(&board, q, d) - empty[q.index()][d]
+            };
+            std::array::from_fn(|d| {
+                let window = &window[p.index()][d];
+                window
+                    .iter()
+                    .filter(|&&q| q != p)
+                    .map(|&q| Step {
+                        point: q,
+                        delta: [delta(Color::Black, q, d), delta(Color::White, q, d)],
+                    })
+                    .collect()
+            })
+        })
+        .collect();
+    Geometry {
+        around,
+        window,
+        steps,
+        empty,
+    }
 });
 
 /// A set of points, one bit each, iterated in index order.
@@ -133,6 +196,7 @@ pub struct Position {
     rule: Rule,
     board: Board,
     lines: [[[Line; 4]; NUM_POINTS]; 2],
+    keys: [[Keys; NUM_DIRS]; NUM_POINTS],
     threat: [[Threat; NUM_POINTS]; 2],
     sets: [[PointSet; 3]; 2],
     value: [[i32; NUM_POINTS]; 2],
@@ -163,6 +227,7 @@ impl Position {
             rule,
             board: Board::new(),
             lines: [[[Line::Dead; 4]; NUM_POINTS]; 2],
+            keys: GEOMETRY.empty,
             threat: [[Threat::None; NUM_POINTS]; 2],
             sets: [[PointSet::default(); 3]; 2],
             value: [[0; NUM_POINTS]; 2],
@@ -322,7 +387,7 @@ impl Position {
             .expect("the search only plays empty points");
         self.moves.push(p);
         self.marks.push(self.saved.len());
-        self.refresh_around(p);
+        self.refresh_around(p, c);
         for &q in &self.geometry.around[p.index()] {
             self.near[q.index()] += 1;
         }
@@ -331,7 +396,12 @@ impl Position {
     /// Takes back the last move.
     pub fn undo(&mut self) {
         let p = self.moves.pop().expect("undo after play");
-        self.board.remove(p).expect("the last move holds a stone");
+        let c = self.board.remove(p).expect("the last move holds a stone");
+        for d in 0..NUM_DIRS {
+            for s in &self.geometry.steps[p.index()][d] {
+                self.keys[s.point.index()][d] -= s.delta[c.index()];
+            }
+        }
         let mark = self.marks.pop().expect("a mark per move");
         while self.saved.len() > mark {
             let s = self.saved.pop().expect("longer than the mark");
@@ -346,19 +416,20 @@ impl Position {
         }
     }
 
-    /// Reclassifies the points whose windows hold `p`, after a stone was
-    /// placed there.
-    fn refresh_around(&mut self, p: Point) {
+    /// Reclassifies the points whose windows hold `p`, after a stone of
+    /// `c` was placed there.
+    fn refresh_around(&mut self, p: Point, c: Color) {
         let g = self.geometry;
         for d in 0..NUM_DIRS {
-            for &q in &g.window[p.index()][d] {
-                if q == p {
-                    self.refresh(q);
-                } else if self.board.is_empty(q) {
+            for s in &g.steps[p.index()][d] {
+                let q = s.point;
+                self.keys[q.index()][d] += s.delta[c.index()];
+                if self.board.is_empty(q) {
                     self.refresh_dir(q, d);
                 }
             }
         }
+        self.refresh(p);
     }
 
     /// Recomputes every direction of `p` (or clears it if occupied).
@@ -409,10 +480,9 @@ impl Position {
     /// Recomputes direction `d` of the empty point `p` for both colours.
     #[inline]
     fn refresh_dir(&mut self, p: Point, d: usize) {
-        for color in Color::ALL {
-            let c = color.index();
-            let (own, blocked) = self.board.window(p, d, color);
-            let l = self.patterns.line(self.modes[c], own, blocked);
+        let keys = self.keys[p.index()][d];
+        for (c, key) in [keys & 0xffff, keys >> 16].into_iter().enumerate() {
+            let l = self.patterns.line_at(self.modes[c], key as usize);
             let i = p.index();
             // Most stones leave a distant point's pattern as it was.
             let mut lines = self.lines[c][i];
@@ -451,6 +521,11 @@ mod tests {
             let fresh = Position::from_moves(Rule::Renju, &moves[..=k]);
             assert_eq!(pos.total, fresh.total);
             assert_eq!(pos.lines, fresh.lines);
+            for q in Point::all() {
+                for d in 0..NUM_DIRS {
+                    assert_eq!(pos.keys[q.index()][d], keys(pos.board(), q, d));
+                }
+            }
             assert_eq!(pos.sets, fresh.sets);
             for c in Color::ALL {
                 let fours: Vec<Point> = Point::all()
@@ -466,6 +541,7 @@ mod tests {
         let empty = Position::new(Rule::Renju);
         assert_eq!(pos.total, empty.total);
         assert_eq!(pos.lines, empty.lines);
+        assert_eq!(pos.keys, empty.keys);
         assert_eq!(pos.near, empty.near);
         assert_eq!(pos.sets, empty.sets);
         assert_eq!(pos.value, empty.value);
