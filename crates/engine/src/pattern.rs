@@ -14,7 +14,7 @@
 
 use std::sync::LazyLock;
 
-use renju::window::{self, Cell, HALF, NUM_WINDOWS, Window, decode, encode};
+use renju::window::{Cell, HALF, NUM_WINDOWS, Window, decode, encode};
 
 /// What a stone at a point makes along one line, weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -181,9 +181,18 @@ struct Tables {
     threat: Vec<Threat>,
 }
 
-/// Index of a combination of four line patterns: 11^4 entries.
-fn combo_index(lines: [Line; 4]) -> usize {
+/// Number of combinations of four line patterns.
+pub(crate) const NUM_COMBOS: usize = 11 * 11 * 11 * 11;
+
+/// Index of a combination of four line patterns, in `0..NUM_COMBOS`.
+#[inline]
+pub(crate) fn combo_index(lines: [Line; 4]) -> usize {
     lines.iter().fold(0, |i, &l| i * 11 + l as usize)
+}
+
+/// The combination with index `index` (the inverse of [`combo_index`]).
+pub(crate) fn combo_lines(index: usize) -> [Line; 4] {
+    std::array::from_fn(|d| Line::ALL[index / 11usize.pow(3 - d as u32) % 11])
 }
 
 fn combine(lines: [Line; 4]) -> Threat {
@@ -223,19 +232,9 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
             .map(|i| classify(i, mode, &mut memo))
             .collect::<Vec<_>>()
     };
-    let mut threat = vec![Threat::None; 11 * 11 * 11 * 11];
-    for a in Line::ALL {
-        for b in Line::ALL {
-            for c in Line::ALL {
-                for d in Line::ALL {
-                    threat[combo_index([a, b, c, d])] = combine([a, b, c, d]);
-                }
-            }
-        }
-    }
     Tables {
         lines: [table(FiveMode::FiveOrMore), table(FiveMode::Exact)],
-        threat,
+        threat: (0..NUM_COMBOS).map(|i| combine(combo_lines(i))).collect(),
     }
 });
 
@@ -248,14 +247,6 @@ impl Patterns {
     /// The tables, built on first use.
     pub fn get() -> Patterns {
         Patterns(&TABLES)
-    }
-
-    /// The line pattern of a window given as two 11-bit masks (bit 5 is the
-    /// centre and is ignored): own stones, and blocked points (opponent
-    /// stones or off the board).
-    #[inline]
-    pub fn line(self, mode: FiveMode, own: u32, blocked: u32) -> Line {
-        self.0.lines[mode as usize][window::index(own, blocked)]
     }
 
     /// The line pattern of the window with index `index` (as
@@ -276,6 +267,7 @@ impl Patterns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use renju::window;
 
     /// Reads an 11-character window: `X` own (centre must be `X`), `O`
     /// blocked, `.` empty.
@@ -290,7 +282,7 @@ mod tests {
                 _ => {}
             }
         }
-        Patterns::get().line(mode, own, blocked)
+        Patterns::get().line_at(mode, window::index(own, blocked))
     }
 
     #[test]
@@ -311,6 +303,13 @@ mod tests {
         assert_eq!(f(".....XX...."), Line::F2);
         assert_eq!(f(".....X....."), Line::F1);
         assert_eq!(f("OOOO.XOOOOO"), Line::Dead);
+    }
+
+    #[test]
+    fn combo_indices_round_trip() {
+        for i in 0..NUM_COMBOS {
+            assert_eq!(combo_index(combo_lines(i)), i);
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use renju::window::{self, HALF};
 use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule};
 
-use crate::pattern::{FiveMode, Line, Patterns, Threat};
+use crate::pattern::{FiveMode, Line, NUM_COMBOS, Patterns, Threat, combo_index, combo_lines};
 
 /// A point whose window along one direction holds a given other point, and
 /// how a stone on that other point changes the window's keys.
@@ -150,15 +150,27 @@ impl PointSet {
     }
 }
 
-/// Which [`PointSet`] of a colour's threat points a [`Threat`] belongs to.
-fn threat_set(t: Threat) -> Option<usize> {
-    match t {
-        Threat::Five => Some(ThreatSet::Five as usize),
-        t if t.is_four() => Some(ThreatSet::Four as usize),
-        t if t.is_three() => Some(ThreatSet::Three as usize),
-        _ => None,
+/// Which [`PointSet`] of a colour's threat points a [`Threat`] belongs to,
+/// by the threat's number: an index into the sets, or [`NO_SET`].
+const THREAT_SET: [u8; 9] = {
+    let mut t = [NO_SET; 9];
+    let mut i = 0;
+    while i < 9 {
+        t[i] = if i == Threat::Five as usize {
+            ThreatSet::Five as u8
+        } else if i >= Threat::Block4 as usize {
+            ThreatSet::Four as u8
+        } else if i >= Threat::Flex3 as usize {
+            ThreatSet::Three as u8
+        } else {
+            NO_SET
+        };
+        i += 1;
     }
-}
+    t
+};
+/// [`THREAT_SET`] of a threat kept in no set.
+const NO_SET: u8 = 3;
 
 /// The kinds of threat points kept as sets, so that the search reads them
 /// without scanning the board.
@@ -179,6 +191,38 @@ const SIDE_KEY: u64 = 0x5bd1_e995_7f4a_7c15;
 const LINE_VALUE: [i32; 11] = [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500];
 /// Extra value of a combination of lines.
 const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
+
+/// What four line patterns at a point are worth to their colour.
+#[derive(Clone, Copy)]
+struct Code {
+    threat: Threat,
+    value: i32,
+}
+
+/// [`Code`] of every combination of line patterns, by
+/// [`combo_index`]: one lookup instead of combining and summing at every
+/// change.
+static CODES: LazyLock<Vec<Code>> = LazyLock::new(|| {
+    let patterns = Patterns::get();
+    (0..NUM_COMBOS)
+        .map(|i| {
+            let lines = combo_lines(i);
+            let threat = patterns.threat(lines);
+            let value = lines.iter().map(|&l| LINE_VALUE[l as usize]).sum::<i32>()
+                + THREAT_VALUE[threat as usize];
+            Code { threat, value }
+        })
+        .collect()
+});
+
+/// What undoing a move restores besides the logged points: where its log
+/// starts, and the threat sets and totals before it.
+#[derive(Clone, Copy)]
+struct Mark {
+    saved: usize,
+    sets: [[PointSet; 3]; 2],
+    total: [i32; 2],
+}
 
 /// One colour's state at one point before a move changed it.
 #[derive(Clone, Copy)]
@@ -204,13 +248,14 @@ pub struct Position {
     near: [u8; NUM_POINTS],
     moves: Vec<Point>,
     /// What each move changed, so that undoing it restores instead of
-    /// reclassifying again; `marks` holds the log's length before each move.
+    /// reclassifying again; `marks` holds what else each move changed.
     saved: Vec<Saved>,
-    marks: Vec<usize>,
+    marks: Vec<Mark>,
     passed: bool,
     modes: [FiveMode; 2],
     patterns: Patterns,
     geometry: &'static Geometry,
+    codes: &'static [Code],
 }
 
 impl Position {
@@ -240,6 +285,7 @@ impl Position {
             modes: [mode(Color::Black), mode(Color::White)],
             patterns: Patterns::get(),
             geometry: &GEOMETRY,
+            codes: &CODES,
         };
         for p in Point::all() {
             pos.refresh(p);
@@ -386,7 +432,11 @@ impl Position {
             .place(p, c)
             .expect("the search only plays empty points");
         self.moves.push(p);
-        self.marks.push(self.saved.len());
+        self.marks.push(Mark {
+            saved: self.saved.len(),
+            sets: self.sets,
+            total: self.total,
+        });
         self.refresh_around(p, c);
         for &q in &self.geometry.around[p.index()] {
             self.near[q.index()] += 1;
@@ -403,14 +453,16 @@ impl Position {
             }
         }
         let mark = self.marks.pop().expect("a mark per move");
-        while self.saved.len() > mark {
-            let s = self.saved.pop().expect("longer than the mark");
+        // Restored newest first, so a point logged twice ends as it was
+        // before the move.
+        for s in self.saved.drain(mark.saved..).rev() {
             let (c, i) = (usize::from(s.color), s.point.index());
             self.lines[c][i] = s.lines;
-            self.set_threat(c, s.point, s.threat);
-            self.total[c] += s.value - self.value[c][i];
+            self.threat[c][i] = s.threat;
             self.value[c][i] = s.value;
         }
+        self.sets = mark.sets;
+        self.total = mark.total;
         for &q in &self.geometry.around[p.index()] {
             self.near[q.index()] -= 1;
         }
@@ -466,13 +518,13 @@ impl Position {
     #[inline]
     fn set_threat(&mut self, c: usize, p: Point, threat: Threat) {
         let old = std::mem::replace(&mut self.threat[c][p.index()], threat);
-        let (from, to) = (threat_set(old), threat_set(threat));
+        let (from, to) = (THREAT_SET[old as usize], THREAT_SET[threat as usize]);
         if from != to {
-            if let Some(k) = from {
-                self.sets[c][k].remove(p);
+            if from != NO_SET {
+                self.sets[c][usize::from(from)].remove(p);
             }
-            if let Some(k) = to {
-                self.sets[c][k].insert(p);
+            if to != NO_SET {
+                self.sets[c][usize::from(to)].insert(p);
             }
         }
     }
@@ -494,12 +546,10 @@ impl Position {
             self.save(c, p);
             lines[d] = l;
             self.lines[c][i] = lines;
-            let threat = self.patterns.threat(lines);
-            self.set_threat(c, p, threat);
-            let value = lines.iter().map(|&l| LINE_VALUE[l as usize]).sum::<i32>()
-                + THREAT_VALUE[threat as usize];
-            self.total[c] += value - self.value[c][i];
-            self.value[c][i] = value;
+            let code = self.codes[combo_index(lines)];
+            self.set_threat(c, p, code.threat);
+            self.total[c] += code.value - self.value[c][i];
+            self.value[c][i] = code.value;
         }
     }
 }
