@@ -176,8 +176,13 @@ fn classify(index: usize, mode: FiveMode, memo: &mut [Option<Line>]) -> Line {
     line
 }
 
+/// The line pattern of every window index (as [`renju::window::index`]
+/// gives it), padded to 2^16 entries so that a `u16` index needs no bounds
+/// check.
+pub type LineTable = [Line; 1 << 16];
+
 struct Tables {
-    lines: [Vec<Line>; 2],
+    lines: [Box<LineTable>; 2],
     threat: Vec<Threat>,
 }
 
@@ -228,9 +233,11 @@ fn combine(lines: [Line; 4]) -> Threat {
 static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     let table = |mode| {
         let mut memo = vec![None; NUM_WINDOWS];
-        (0..NUM_WINDOWS)
-            .map(|i| classify(i, mode, &mut memo))
-            .collect::<Vec<_>>()
+        let mut lines = Box::new([Line::Dead; 1 << 16]);
+        for (i, l) in lines[..NUM_WINDOWS].iter_mut().enumerate() {
+            *l = classify(i, mode, &mut memo);
+        }
+        lines
     };
     Tables {
         lines: [table(FiveMode::FiveOrMore), table(FiveMode::Exact)],
@@ -249,12 +256,12 @@ impl Patterns {
         Patterns(&TABLES)
     }
 
-    /// The line pattern of the window with index `index` (as
-    /// [`window::index`] gives it), for a search that keeps each point's
-    /// window indices up to date instead of cutting windows out.
+    /// The line patterns of every window under `mode`, for a search that
+    /// keeps each point's window indices up to date instead of cutting
+    /// windows out.
     #[inline]
-    pub fn line_at(self, mode: FiveMode, index: usize) -> Line {
-        self.0.lines[mode as usize][index]
+    pub fn line_table(self, mode: FiveMode) -> &'static LineTable {
+        &self.0.lines[mode as usize]
     }
 
     /// The combined threat of four line patterns.
@@ -282,7 +289,7 @@ mod tests {
                 _ => {}
             }
         }
-        Patterns::get().line_at(mode, window::index(own, blocked))
+        Patterns::get().line_table(mode)[window::index(own, blocked)]
     }
 
     #[test]

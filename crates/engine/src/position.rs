@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use renju::window::{self, HALF};
 use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule};
 
-use crate::pattern::{FiveMode, Line, NUM_COMBOS, Patterns, Threat, combo_index, combo_lines};
+use crate::pattern::{FiveMode, Line, LineTable, NUM_COMBOS, Patterns, Threat, combo_lines};
 
 /// A point whose window along one direction holds a given other point, and
 /// how a stone on that other point changes the window's keys.
@@ -200,20 +200,32 @@ struct Code {
 }
 
 /// [`Code`] of every combination of line patterns, by
-/// [`combo_index`]: one lookup instead of combining and summing at every
-/// change.
-static CODES: LazyLock<Vec<Code>> = LazyLock::new(|| {
+/// [`combo_index`](crate::pattern::combo_index): one lookup instead of
+/// combining and summing at every change. Padded to 2^14 entries, so that
+/// an index masked to 14 bits needs no bounds check.
+type Codes = [Code; 1 << 14];
+
+static CODES: LazyLock<Box<Codes>> = LazyLock::new(|| {
     let patterns = Patterns::get();
-    (0..NUM_COMBOS)
-        .map(|i| {
-            let lines = combo_lines(i);
-            let threat = patterns.threat(lines);
-            let value = lines.iter().map(|&l| LINE_VALUE[l as usize]).sum::<i32>()
-                + THREAT_VALUE[threat as usize];
-            Code { threat, value }
-        })
-        .collect()
+    let mut codes = Box::new(
+        [Code {
+            threat: Threat::None,
+            value: 0,
+        }; 1 << 14],
+    );
+    for (i, code) in codes[..NUM_COMBOS].iter_mut().enumerate() {
+        let lines = combo_lines(i);
+        let threat = patterns.threat(lines);
+        let value = lines.iter().map(|&l| LINE_VALUE[l as usize]).sum::<i32>()
+            + THREAT_VALUE[threat as usize];
+        *code = Code { threat, value };
+    }
+    codes
 });
+
+/// How much a line pattern's number weighs in the combination index, by
+/// direction.
+const COMBO_WEIGHT: [u16; 4] = [11 * 11 * 11, 11 * 11, 11, 1];
 
 /// What undoing a move restores besides the logged points: where its log
 /// starts, and the threat sets and totals before it.
@@ -230,6 +242,7 @@ struct Saved {
     color: u8,
     point: Point,
     lines: [Line; 4],
+    combo: u16,
     threat: Threat,
     value: i32,
 }
@@ -240,6 +253,9 @@ pub struct Position {
     rule: Rule,
     board: Board,
     lines: [[[Line; 4]; NUM_POINTS]; 2],
+    /// The combination index of each point's `lines`, moved along with
+    /// them: a changed line costs one multiply-add, not a recombination.
+    combo: [[u16; NUM_POINTS]; 2],
     keys: [[Keys; NUM_DIRS]; NUM_POINTS],
     threat: [[Threat; NUM_POINTS]; 2],
     sets: [[PointSet; 3]; 2],
@@ -255,10 +271,9 @@ pub struct Position {
     saved: Vec<Saved>,
     marks: Vec<Mark>,
     passed: bool,
-    modes: [FiveMode; 2],
-    patterns: Patterns,
+    line_tables: [&'static LineTable; 2],
     geometry: &'static Geometry,
-    codes: &'static [Code],
+    codes: &'static Codes,
 }
 
 impl Position {
@@ -275,6 +290,7 @@ impl Position {
             rule,
             board: Board::new(),
             lines: [[[Line::Dead; 4]; NUM_POINTS]; 2],
+            combo: [[0; NUM_POINTS]; 2],
             keys: GEOMETRY.empty,
             threat: [[Threat::None; NUM_POINTS]; 2],
             sets: [[PointSet::default(); 3]; 2],
@@ -287,8 +303,10 @@ impl Position {
             saved: Vec::with_capacity(64 * 160),
             marks: Vec::with_capacity(NUM_POINTS),
             passed: false,
-            modes: [mode(Color::Black), mode(Color::White)],
-            patterns: Patterns::get(),
+            line_tables: [
+                Patterns::get().line_table(mode(Color::Black)),
+                Patterns::get().line_table(mode(Color::White)),
+            ],
             geometry: &GEOMETRY,
             codes: &CODES,
         };
@@ -460,14 +478,17 @@ impl Position {
             }
         }
         let mark = self.marks.pop().expect("a mark per move");
-        // Restored newest first, so a point logged twice ends as it was
-        // before the move.
-        for s in self.saved.drain(mark.saved..).rev() {
+        // A move logs each point and colour at most once (each point but
+        // the stone's own lies on one line through it), so the order of
+        // restoring does not matter.
+        for s in &self.saved[mark.saved..] {
             let (c, i) = (usize::from(s.color), s.point.index());
             self.lines[c][i] = s.lines;
+            self.combo[c][i] = s.combo;
             self.threat[c][i] = s.threat;
             self.value[c][i] = s.value;
         }
+        self.saved.truncate(mark.saved);
         self.sets = mark.sets;
         self.total = mark.total;
         for &q in &self.geometry.around[p.index()] {
@@ -504,6 +525,7 @@ impl Position {
                 self.value[c][p.index()] = 0;
                 self.set_threat(c, p, Threat::None);
                 self.lines[c][p.index()] = [Line::Dead; 4];
+                self.combo[c][p.index()] = 0;
             }
         }
     }
@@ -516,6 +538,7 @@ impl Position {
             color: c as u8,
             point: p,
             lines: self.lines[c][i],
+            combo: self.combo[c][i],
             threat: self.threat[c][i],
             value: self.value[c][i],
         });
@@ -543,7 +566,7 @@ impl Position {
     fn refresh_dir(&mut self, p: Point, d: usize) {
         let keys = self.keys[p.index()][d];
         for (c, key) in [keys & 0xffff, keys >> 16].into_iter().enumerate() {
-            let l = self.patterns.line_at(self.modes[c], key as usize);
+            let l = self.line_tables[c][key as u16 as usize];
             let i = p.index();
             // Most stones leave a distant point's pattern as it was.
             let mut lines = self.lines[c][i];
@@ -553,9 +576,14 @@ impl Position {
             // Update a copy and store it whole: reading the array back
             // right after a one-byte store would stall the load.
             self.save(c, p);
+            // Lines only grow or shrink by whole patterns, so the index
+            // moves by the difference times the direction's weight.
+            let combo = (self.combo[c][i] + l as u16 * COMBO_WEIGHT[d])
+                .wrapping_sub(lines[d] as u16 * COMBO_WEIGHT[d]);
             lines[d] = l;
             self.lines[c][i] = lines;
-            let code = self.codes[combo_index(lines)];
+            self.combo[c][i] = combo;
+            let code = self.codes[usize::from(combo) & ((1 << 14) - 1)];
             self.set_threat(c, p, code.threat);
             self.total[c] += code.value - self.value[c][i];
             self.value[c][i] = code.value;
@@ -580,6 +608,11 @@ mod tests {
             let fresh = Position::from_moves(Rule::Renju, &moves[..=k]);
             assert_eq!(pos.total, fresh.total);
             assert_eq!(pos.lines, fresh.lines);
+            for c in 0..2 {
+                for (combo, &lines) in pos.combo[c].iter().zip(&pos.lines[c]) {
+                    assert_eq!(usize::from(*combo), crate::pattern::combo_index(lines));
+                }
+            }
             for q in Point::all() {
                 for d in 0..NUM_DIRS {
                     assert_eq!(pos.keys[q.index()][d], keys(pos.board(), q, d));
@@ -600,6 +633,7 @@ mod tests {
         let empty = Position::new(Rule::Renju);
         assert_eq!(pos.total, empty.total);
         assert_eq!(pos.lines, empty.lines);
+        assert_eq!(pos.combo, empty.combo);
         assert_eq!(pos.keys, empty.keys);
         assert_eq!(pos.near, empty.near);
         assert_eq!(pos.vacant, empty.vacant);
