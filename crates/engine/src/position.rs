@@ -236,15 +236,24 @@ struct Mark {
     total: [i32; 2],
 }
 
+/// What a stone of one colour at one point would make: nothing at an
+/// occupied point.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+struct PointState {
+    lines: [Line; 4],
+    /// The combination index of `lines`, moved along with them: a changed
+    /// line costs one multiply-add, not a recombination.
+    combo: u16,
+    threat: Threat,
+    value: i32,
+}
+
 /// One colour's state at one point before a move changed it.
 #[derive(Clone, Copy)]
 struct Saved {
     color: u8,
     point: Point,
-    lines: [Line; 4],
-    combo: u16,
-    threat: Threat,
-    value: i32,
+    state: PointState,
 }
 
 /// A position with incrementally maintained patterns.
@@ -252,14 +261,9 @@ struct Saved {
 pub struct Position {
     rule: Rule,
     board: Board,
-    lines: [[[Line; 4]; NUM_POINTS]; 2],
-    /// The combination index of each point's `lines`, moved along with
-    /// them: a changed line costs one multiply-add, not a recombination.
-    combo: [[u16; NUM_POINTS]; 2],
+    points: [[PointState; NUM_POINTS]; 2],
     keys: [[Keys; NUM_DIRS]; NUM_POINTS],
-    threat: [[Threat; NUM_POINTS]; 2],
     sets: [[PointSet; 3]; 2],
-    value: [[i32; NUM_POINTS]; 2],
     total: [i32; 2],
     near: [u8; NUM_POINTS],
     /// Whether each point is empty: the board answers too, but through
@@ -289,12 +293,9 @@ impl Position {
         let mut pos = Position {
             rule,
             board: Board::new(),
-            lines: [[[Line::Dead; 4]; NUM_POINTS]; 2],
-            combo: [[0; NUM_POINTS]; 2],
+            points: [[PointState::default(); NUM_POINTS]; 2],
             keys: GEOMETRY.empty,
-            threat: [[Threat::None; NUM_POINTS]; 2],
             sets: [[PointSet::default(); 3]; 2],
-            value: [[0; NUM_POINTS]; 2],
             total: [0; 2],
             near: [0; NUM_POINTS],
             vacant: [true; NUM_POINTS],
@@ -381,7 +382,7 @@ impl Position {
     /// The threat a stone of `c` at empty `p` would make.
     #[inline]
     pub fn threat(&self, c: Color, p: Point) -> Threat {
-        self.threat[c.index()][p.index()]
+        self.points[c.index()][p.index()].threat
     }
 
     /// The points where a stone of `c` makes a threat of kind `kind`.
@@ -393,7 +394,7 @@ impl Position {
     /// The line patterns a stone of `c` at empty `p` would make.
     #[inline]
     pub fn lines(&self, c: Color, p: Point) -> [Line; 4] {
-        self.lines[c.index()][p.index()]
+        self.points[c.index()][p.index()].lines
     }
 
     /// The points within five of `p` along direction `d` (`p` included).
@@ -415,7 +416,7 @@ impl Position {
     /// The heuristic value of `p` for `c`.
     #[inline]
     pub fn value(&self, c: Color, p: Point) -> i32 {
-        self.value[c.index()][p.index()]
+        self.points[c.index()][p.index()].value
     }
 
     /// Static evaluation for the side to move.
@@ -433,7 +434,7 @@ impl Position {
         if c == Color::White || !self.rule.has_forbidden() {
             return true;
         }
-        let lines = self.lines[0][p.index()];
+        let lines = self.points[0][p.index()].lines;
         if lines.contains(&Line::F5) {
             return true;
         }
@@ -483,10 +484,7 @@ impl Position {
         // restoring does not matter.
         for s in &self.saved[mark.saved..] {
             let (c, i) = (usize::from(s.color), s.point.index());
-            self.lines[c][i] = s.lines;
-            self.combo[c][i] = s.combo;
-            self.threat[c][i] = s.threat;
-            self.value[c][i] = s.value;
+            self.points[c][i] = s.state;
         }
         self.saved.truncate(mark.saved);
         self.sets = mark.sets;
@@ -520,35 +518,26 @@ impl Position {
             }
         } else {
             for c in 0..2 {
-                self.save(c, p);
-                self.total[c] -= self.value[c][p.index()];
-                self.value[c][p.index()] = 0;
-                self.set_threat(c, p, Threat::None);
-                self.lines[c][p.index()] = [Line::Dead; 4];
-                self.combo[c][p.index()] = 0;
+                let old = std::mem::take(&mut self.points[c][p.index()]);
+                self.changed(c, p, old, PointState::default());
             }
         }
     }
 
-    /// Logs `c`'s state at `p` before the move in progress changes it.
-    #[inline]
-    fn save(&mut self, c: usize, p: Point) {
-        let i = p.index();
+    /// Logs `c`'s state `old` at `p` before the move in progress changed it
+    /// to `new`, and keeps the threat sets and the total in step.
+    #[inline(always)]
+    fn changed(&mut self, c: usize, p: Point, old: PointState, new: PointState) {
         self.saved.push(Saved {
             color: c as u8,
             point: p,
-            lines: self.lines[c][i],
-            combo: self.combo[c][i],
-            threat: self.threat[c][i],
-            value: self.value[c][i],
+            state: old,
         });
-    }
-
-    /// Records `c`'s threat at `p`, keeping the threat sets in step.
-    #[inline]
-    fn set_threat(&mut self, c: usize, p: Point, threat: Threat) {
-        let old = std::mem::replace(&mut self.threat[c][p.index()], threat);
-        let (from, to) = (THREAT_SET[old as usize], THREAT_SET[threat as usize]);
+        self.total[c] += new.value - old.value;
+        let (from, to) = (
+            THREAT_SET[old.threat as usize],
+            THREAT_SET[new.threat as usize],
+        );
         if from != to {
             if from != NO_SET {
                 self.sets[c][usize::from(from)].remove(p);
@@ -565,28 +554,25 @@ impl Position {
     #[inline(always)]
     fn refresh_dir(&mut self, p: Point, d: usize) {
         let keys = self.keys[p.index()][d];
+        let codes = self.codes;
         for (c, key) in [keys & 0xffff, keys >> 16].into_iter().enumerate() {
             let l = self.line_tables[c][key as u16 as usize];
-            let i = p.index();
+            let state = &mut self.points[c][p.index()];
             // Most stones leave a distant point's pattern as it was.
-            let mut lines = self.lines[c][i];
-            if lines[d] == l {
+            if state.lines[d] == l {
                 continue;
             }
-            // Update a copy and store it whole: reading the array back
-            // right after a one-byte store would stall the load.
-            self.save(c, p);
+            let old = *state;
             // Lines only grow or shrink by whole patterns, so the index
             // moves by the difference times the direction's weight.
-            let combo = (self.combo[c][i] + l as u16 * COMBO_WEIGHT[d])
-                .wrapping_sub(lines[d] as u16 * COMBO_WEIGHT[d]);
-            lines[d] = l;
-            self.lines[c][i] = lines;
-            self.combo[c][i] = combo;
-            let code = self.codes[usize::from(combo) & ((1 << 14) - 1)];
-            self.set_threat(c, p, code.threat);
-            self.total[c] += code.value - self.value[c][i];
-            self.value[c][i] = code.value;
+            state.combo = (state.combo + l as u16 * COMBO_WEIGHT[d])
+                .wrapping_sub(state.lines[d] as u16 * COMBO_WEIGHT[d]);
+            state.lines[d] = l;
+            let code = codes[usize::from(state.combo) & ((1 << 14) - 1)];
+            state.threat = code.threat;
+            state.value = code.value;
+            let new = *state;
+            self.changed(c, p, old, new);
         }
     }
 }
@@ -607,11 +593,12 @@ mod tests {
             pos.play(m);
             let fresh = Position::from_moves(Rule::Renju, &moves[..=k]);
             assert_eq!(pos.total, fresh.total);
-            assert_eq!(pos.lines, fresh.lines);
-            for c in 0..2 {
-                for (combo, &lines) in pos.combo[c].iter().zip(&pos.lines[c]) {
-                    assert_eq!(usize::from(*combo), crate::pattern::combo_index(lines));
-                }
+            assert_eq!(pos.points, fresh.points);
+            for state in pos.points.iter().flatten() {
+                assert_eq!(
+                    usize::from(state.combo),
+                    crate::pattern::combo_index(state.lines)
+                );
             }
             for q in Point::all() {
                 for d in 0..NUM_DIRS {
@@ -632,14 +619,11 @@ mod tests {
         }
         let empty = Position::new(Rule::Renju);
         assert_eq!(pos.total, empty.total);
-        assert_eq!(pos.lines, empty.lines);
-        assert_eq!(pos.combo, empty.combo);
+        assert_eq!(pos.points, empty.points);
         assert_eq!(pos.keys, empty.keys);
         assert_eq!(pos.near, empty.near);
         assert_eq!(pos.vacant, empty.vacant);
         assert_eq!(pos.sets, empty.sets);
-        assert_eq!(pos.value, empty.value);
-        assert_eq!(pos.threat, empty.threat);
         assert!(pos.saved.is_empty());
     }
 
