@@ -12,24 +12,34 @@
 use std::sync::LazyLock;
 
 use renju::window::{self, HALF};
-use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule};
+use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule, SIZE};
 
 use crate::pattern::{FiveMode, Line, LineTable, NUM_COMBOS, Patterns, Threat, combo_lines};
-
-/// A point whose window along one direction holds a given other point, and
-/// how a stone on that other point changes the window's keys.
-#[derive(Clone, Copy)]
-struct Step {
-    point: Point,
-    /// Added to the point's [`Keys`] by a black stone (`[0]`) or a white
-    /// one (`[1]`).
-    delta: [u32; 2],
-}
 
 /// A point's window indices along one direction, seen from black (low 16
 /// bits) and from white (high 16 bits), as [`window::index`] gives them.
 /// A stone adds a power of three to each, so both are kept with one add.
 type Keys = u32;
+
+/// Lines per direction (the diagonals are the most).
+const LINES: usize = 2 * SIZE - 1;
+/// Slots of one line in [`Position`]'s keys: [`HALF`] of padding before
+/// the line's first point, so that the window of every point starts at or
+/// after the line's start, and room after its last point for a [`SPAN`]-
+/// wide add from any point.
+const LINE_SLOTS: usize = 28;
+/// How many consecutive keys of a line one stone's add covers: the
+/// [`HALF`] points either side and the stone's own, rounded up to whole
+/// four-lane vectors.
+const SPAN: usize = 12;
+
+/// A point whose window along one direction holds a given other point.
+#[derive(Clone, Copy)]
+struct Step {
+    point: Point,
+    /// Where the point's keys along that direction are.
+    slot: u16,
+}
 
 struct Geometry {
     /// `around[p]`: points at most two away from `p` in both coordinates.
@@ -37,10 +47,17 @@ struct Geometry {
     /// `window[d][p]`: the points within five of `p` along direction `d`.
     window: Vec<[Vec<Point>; 4]>,
     /// `steps[p][d]`: the points within five of `p` along direction `d`
-    /// (`p` excluded), with what a stone on `p` adds to their keys.
+    /// (`p` excluded).
     steps: Vec<[Vec<Step>; 4]>,
-    /// The keys of every point and direction on the empty board.
-    empty: [[Keys; NUM_DIRS]; NUM_POINTS],
+    /// `slot[p][d]`: where `p`'s keys along `d` are in `Position::keys[d]`,
+    /// consecutive along each line.
+    slot: [[u16; NUM_DIRS]; NUM_POINTS],
+    /// What a stone of each colour adds to the [`SPAN`] keys starting
+    /// [`HALF`] points before it on its line: the same for every point,
+    /// as a window's index depends only on where the stone sits in it.
+    delta: [[Keys; SPAN]; 2],
+    /// The keys on the empty board (zero in the padding).
+    empty: [[Keys; LINES * LINE_SLOTS]; NUM_DIRS],
 }
 
 /// The keys of `p` along `d` on `board`.
@@ -76,30 +93,51 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
             })
         })
         .collect();
-    let empty_board = Board::new();
-    let mut empty = [[0; NUM_DIRS]; NUM_POINTS];
-    for p in Point::all() {
-        for (d, k) in empty[p.index()].iter_mut().enumerate() {
-            *k = keys(&empty_board, p, d);
+    // Lines are numbered by their first point, positions counted from it.
+    let mut slot = [[0; NUM_DIRS]; NUM_POINTS];
+    for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+        let starts = Point::all().filter(|p| p.offset(-dx, -dy).is_none());
+        for (line, start) in starts.enumerate() {
+            let mut p = Some(start);
+            let mut pos = 0;
+            while let Some(q) = p {
+                slot[q.index()][d] = (line * LINE_SLOTS + HALF + pos) as u16;
+                p = q.offset(dx, dy);
+                pos += 1;
+            }
         }
     }
-    // Measured on a board with the one stone, so the deltas follow the
+    let empty_board = Board::new();
+    let mut empty = [[0; LINES * LINE_SLOTS]; NUM_DIRS];
+    for p in Point::all() {
+        for (d, keys_d) in empty.iter_mut().enumerate() {
+            keys_d[usize::from(slot[p.index()][d])] = keys(&empty_board, p, d);
+        }
+    }
+    // Measured around a stone in the centre, so the deltas follow the
     // rules library's window layout whatever its bit order.
+    let centre = Point::new(SIZE / 2, SIZE / 2).expect("on the board");
+    let delta = [Color::Black, Color::White].map(|c| {
+        let mut board = Board::new();
+        board.place(centre, c).expect("empty board");
+        let (dx, dy) = DIRS[0];
+        std::array::from_fn(|j| {
+            let k = j as isize - HALF as isize;
+            match centre.offset(dx * k, dy * k) {
+                Some(q) if k != 0 => keys(&board, q, 0) - keys(&empty_board, q, 0),
+                _ => 0,
+            }
+        })
+    });
     let steps = Point::all()
         .map(|p| {
-            let delta = |c, q: Point, d| {
-                let mut board = Board::new();
-                board.place(p, c).expect("empty board");
-                keys(&board, q, d) - empty[q.index()][d]
-            };
             std::array::from_fn(|d| {
-                let window = &window[p.index()][d];
-                window
+                window[p.index()][d]
                     .iter()
                     .filter(|&&q| q != p)
                     .map(|&q| Step {
                         point: q,
-                        delta: [delta(Color::Black, q, d), delta(Color::White, q, d)],
+                        slot: slot[q.index()][d],
                     })
                     .collect()
             })
@@ -109,6 +147,8 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
         around,
         window,
         steps,
+        slot,
+        delta,
         empty,
     }
 });
@@ -262,7 +302,10 @@ pub struct Position {
     rule: Rule,
     board: Board,
     points: [[PointState; NUM_POINTS]; 2],
-    keys: [[Keys; NUM_DIRS]; NUM_POINTS],
+    /// Each point's keys, by direction and then along each line (see
+    /// `Geometry::slot`), so that a stone updates a line's keys with a few
+    /// vector adds.
+    keys: [[Keys; LINES * LINE_SLOTS]; NUM_DIRS],
     sets: [[PointSet; 3]; 2],
     total: [i32; 2],
     near: [u8; NUM_POINTS],
@@ -473,11 +516,7 @@ impl Position {
         let p = self.moves.pop().expect("undo after play");
         let c = self.board.remove(p).expect("the last move holds a stone");
         self.vacant[p.index()] = true;
-        for d in 0..NUM_DIRS {
-            for s in &self.geometry.steps[p.index()][d] {
-                self.keys[s.point.index()][d] -= s.delta[c.index()];
-            }
-        }
+        self.add_keys(p, c, u32::wrapping_sub);
         let mark = self.marks.pop().expect("a mark per move");
         // A move logs each point and colour at most once (each point but
         // the stone's own lies on one line through it), so the order of
@@ -494,16 +533,30 @@ impl Position {
         }
     }
 
+    /// Adds (or with `op` subtracts) a stone of `c` at `p` to the keys of
+    /// the points on its four lines.
+    #[inline(always)]
+    fn add_keys(&mut self, p: Point, c: Color, op: impl Fn(u32, u32) -> u32) {
+        let g = self.geometry;
+        for (d, keys) in self.keys.iter_mut().enumerate() {
+            let start = usize::from(g.slot[p.index()][d]) - HALF;
+            let span: &mut [Keys; SPAN] = (&mut keys[start..start + SPAN])
+                .try_into()
+                .expect("SPAN keys");
+            let delta = g.delta[c.index()];
+            *span = std::array::from_fn(|j| op(span[j], delta[j]));
+        }
+    }
+
     /// Reclassifies the points whose windows hold `p`, after a stone of
     /// `c` was placed there.
     fn refresh_around(&mut self, p: Point, c: Color) {
+        self.add_keys(p, c, u32::wrapping_add);
         let g = self.geometry;
         for d in 0..NUM_DIRS {
             for s in &g.steps[p.index()][d] {
-                let q = s.point;
-                self.keys[q.index()][d] += s.delta[c.index()];
-                if self.vacant[q.index()] {
-                    self.refresh_dir(q, d);
+                if self.vacant[s.point.index()] {
+                    self.refresh_dir(s.point, d, self.keys[d][usize::from(s.slot)]);
                 }
             }
         }
@@ -513,8 +566,9 @@ impl Position {
     /// Recomputes every direction of `p` (or clears it if occupied).
     fn refresh(&mut self, p: Point) {
         if self.vacant[p.index()] {
-            for d in 0..4 {
-                self.refresh_dir(p, d);
+            for d in 0..NUM_DIRS {
+                let slot = self.geometry.slot[p.index()][d];
+                self.refresh_dir(p, d, self.keys[d][usize::from(slot)]);
             }
         } else {
             for c in 0..2 {
@@ -548,12 +602,12 @@ impl Position {
         }
     }
 
-    /// Recomputes direction `d` of the empty point `p` for both colours.
+    /// Recomputes direction `d` of the empty point `p` for both colours,
+    /// from its `keys` along `d`.
     // Inlined into the loop over the ~40 points a move touches: a call
     // per point cost a sixth of the refresh.
     #[inline(always)]
-    fn refresh_dir(&mut self, p: Point, d: usize) {
-        let keys = self.keys[p.index()][d];
+    fn refresh_dir(&mut self, p: Point, d: usize, keys: Keys) {
         let codes = self.codes;
         for (c, key) in [keys & 0xffff, keys >> 16].into_iter().enumerate() {
             let l = self.line_tables[c][key as u16 as usize];
@@ -602,7 +656,8 @@ mod tests {
             }
             for q in Point::all() {
                 for d in 0..NUM_DIRS {
-                    assert_eq!(pos.keys[q.index()][d], keys(pos.board(), q, d));
+                    let slot = usize::from(GEOMETRY.slot[q.index()][d]);
+                    assert_eq!(pos.keys[d][slot], keys(pos.board(), q, d));
                 }
             }
             assert_eq!(pos.sets, fresh.sets);
