@@ -288,6 +288,16 @@ struct PointState {
     value: i32,
 }
 
+impl PointState {
+    /// The threat and value.
+    fn code(&self) -> Code {
+        Code {
+            threat: self.threat,
+            value: self.value,
+        }
+    }
+}
+
 /// One colour's state at one point before a move changed it.
 #[derive(Clone, Copy)]
 struct Saved {
@@ -573,20 +583,21 @@ impl Position {
         } else {
             for c in 0..2 {
                 let old = std::mem::take(&mut self.points[c][p.index()]);
-                self.changed(c, p, old, PointState::default());
+                self.saved.push(Saved {
+                    color: c as u8,
+                    point: p,
+                    state: old,
+                });
+                let new = PointState::default();
+                self.changed(c, p, old.code(), new.code());
             }
         }
     }
 
-    /// Logs `c`'s state `old` at `p` before the move in progress changed it
-    /// to `new`, and keeps the threat sets and the total in step.
+    /// Keeps the threat sets and the total in step after `c`'s threat and
+    /// value at `p` changed from `old` to `new`.
     #[inline(always)]
-    fn changed(&mut self, c: usize, p: Point, old: PointState, new: PointState) {
-        self.saved.push(Saved {
-            color: c as u8,
-            point: p,
-            state: old,
-        });
+    fn changed(&mut self, c: usize, p: Point, old: Code, new: Code) {
         self.total[c] += new.value - old.value;
         let (from, to) = (
             THREAT_SET[old.threat as usize],
@@ -608,26 +619,38 @@ impl Position {
     // per point cost a sixth of the refresh.
     #[inline(always)]
     fn refresh_dir(&mut self, p: Point, d: usize, keys: Keys) {
+        // Written out per colour, so that each colour's arrays are at fixed
+        // offsets.
+        self.refresh_color(0, p, d, keys as u16);
+        self.refresh_color(1, p, d, (keys >> 16) as u16);
+    }
+
+    /// [`Position::refresh_dir`] for colour `c`, whose window index is `key`.
+    #[inline(always)]
+    fn refresh_color(&mut self, c: usize, p: Point, d: usize, key: u16) {
         let codes = self.codes;
-        for (c, key) in [keys & 0xffff, keys >> 16].into_iter().enumerate() {
-            let l = self.line_tables[c][key as u16 as usize];
-            let state = &mut self.points[c][p.index()];
-            // Most stones leave a distant point's pattern as it was.
-            if state.lines[d] == l {
-                continue;
-            }
-            let old = *state;
-            // Lines only grow or shrink by whole patterns, so the index
-            // moves by the difference times the direction's weight.
-            state.combo = (state.combo + l as u16 * COMBO_WEIGHT[d])
-                .wrapping_sub(state.lines[d] as u16 * COMBO_WEIGHT[d]);
-            state.lines[d] = l;
-            let code = codes[usize::from(state.combo) & ((1 << 14) - 1)];
-            state.threat = code.threat;
-            state.value = code.value;
-            let new = *state;
-            self.changed(c, p, old, new);
+        let l = self.line_tables[c][usize::from(key)];
+        let state = &mut self.points[c][p.index()];
+        // Most stones leave a distant point's pattern as it was.
+        if state.lines[d] == l {
+            return;
         }
+        // Logged straight from the array, not through a copy.
+        self.saved.push(Saved {
+            color: c as u8,
+            point: p,
+            state: *state,
+        });
+        let old = state.code();
+        // Lines only grow or shrink by whole patterns, so the index
+        // moves by the difference times the direction's weight.
+        state.combo = (state.combo + l as u16 * COMBO_WEIGHT[d])
+            .wrapping_sub(state.lines[d] as u16 * COMBO_WEIGHT[d]);
+        state.lines[d] = l;
+        let new = codes[usize::from(state.combo) & ((1 << 14) - 1)];
+        state.threat = new.threat;
+        state.value = new.value;
+        self.changed(c, p, old, new);
     }
 }
 
