@@ -210,6 +210,17 @@ impl Board {
         ((own >> g.pos) & mask, (blocked >> g.pos) & mask)
     }
 
+    /// The black stones within five points of `p` along direction `d`, as
+    /// a mask of the 11-point window (bit [`HALF`] is `p`, never set).
+    #[inline]
+    pub(crate) fn black_within_five(&self, p: Point, d: usize) -> u32 {
+        let g = GEOMETRY[d][p.index()];
+        let line = (self.lines[Color::Black.index()][d][g.line as usize] as u32) << HALF;
+        // The eleven bits around `p`, without `p`.
+        let around = ((1 << (2 * HALF + 1)) - 1) & !(1 << HALF);
+        (line >> g.pos) & around
+    }
+
     /// What a black stone at `p` would make along direction `d`.
     #[inline]
     pub(crate) fn line_info(&self, patterns: Patterns, p: Point, d: usize) -> LineInfo {
