@@ -210,15 +210,11 @@ impl Board {
         ((own >> g.pos) & mask, (blocked >> g.pos) & mask)
     }
 
-    /// The black stones within five points of `p` along direction `d`, as
-    /// a mask of the 11-point window (bit [`HALF`] is `p`, never set).
+    /// The stones of `color` on line `line` of direction `d`, one bit per
+    /// point (see [`GEOMETRY`]).
     #[inline]
-    pub(crate) fn black_within_five(&self, p: Point, d: usize) -> u32 {
-        let g = GEOMETRY[d][p.index()];
-        let line = (self.lines[Color::Black.index()][d][g.line as usize] as u32) << HALF;
-        // The eleven bits around `p`, without `p`.
-        let around = ((1 << (2 * HALF + 1)) - 1) & !(1 << HALF);
-        (line >> g.pos) & around
+    pub(crate) fn line_stones(&self, color: Color, d: usize, line: usize) -> u32 {
+        u32::from(self.lines[color.index()][d][line])
     }
 
     /// What a black stone at `p` would make along direction `d`.
