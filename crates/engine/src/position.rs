@@ -42,8 +42,6 @@ struct Step {
 }
 
 struct Geometry {
-    /// `around[p]`: points at most two away from `p` in both coordinates.
-    around: Vec<Vec<Point>>,
     /// `window[d][p]`: the points within five of `p` along direction `d`.
     window: Vec<[Vec<Point>; 4]>,
     /// `steps[p][d]`: the points within five of `p` along direction `d`
@@ -70,19 +68,6 @@ fn keys(board: &Board, p: Point, d: usize) -> Keys {
 }
 
 static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
-    let around = Point::all()
-        .map(|p| {
-            let mut v = Vec::new();
-            for dy in -2..=2 {
-                for dx in -2..=2 {
-                    if let Some(q) = p.offset(dx, dy).filter(|&q| q != p) {
-                        v.push(q);
-                    }
-                }
-            }
-            v
-        })
-        .collect();
     let window: Vec<[Vec<Point>; 4]> = Point::all()
         .map(|p| {
             std::array::from_fn(|d| {
@@ -144,7 +129,6 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
         })
         .collect();
     Geometry {
-        around,
         window,
         steps,
         slot,
@@ -152,6 +136,19 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
         empty,
     }
 });
+
+/// Bytes per row of [`Position`]'s `near` counts: the 15 columns and two
+/// columns of padding either side, so that the 5 x 5 box around any point
+/// is five runs of five bytes.
+const NEAR_ROW: usize = SIZE + 4;
+/// Length of the `near` counts: two rows of padding above and below, and
+/// room for an 8-byte read from the last box's start.
+const NEAR_LEN: usize = (SIZE + 4) * NEAR_ROW + 8;
+
+/// Where `p`'s count is in `near`.
+fn near_index(p: Point) -> usize {
+    (p.y() + 2) * NEAR_ROW + p.x() + 2
+}
 
 /// A set of points, one bit each, iterated in index order.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -318,7 +315,9 @@ pub struct Position {
     keys: [[Keys; LINES * LINE_SLOTS]; NUM_DIRS],
     sets: [[PointSet; 3]; 2],
     total: [i32; 2],
-    near: [u8; NUM_POINTS],
+    /// How many stones are at most two away from each point in both
+    /// coordinates (the point itself not counted), at [`near_index`].
+    near: [u8; NEAR_LEN],
     /// Whether each point is empty: the board answers too, but through
     /// its line masks, and the refresh asks for ~40 points per move.
     vacant: [bool; NUM_POINTS],
@@ -350,7 +349,7 @@ impl Position {
             keys: GEOMETRY.empty,
             sets: [[PointSet::default(); 3]; 2],
             total: [0; 2],
-            near: [0; NUM_POINTS],
+            near: [0; NEAR_LEN],
             vacant: [true; NUM_POINTS],
             moves: Vec::with_capacity(NUM_POINTS),
             // Room for a deep line without growing inside the search.
@@ -429,7 +428,7 @@ impl Position {
     /// Whether a stone within two points of `p` makes it worth considering.
     #[inline]
     pub fn is_near(&self, p: Point) -> bool {
-        self.near[p.index()] > 0
+        self.near[near_index(p)] > 0
     }
 
     /// The threat a stone of `c` at empty `p` would make.
@@ -516,9 +515,7 @@ impl Position {
             total: self.total,
         });
         self.refresh_around(p, c);
-        for &q in &self.geometry.around[p.index()] {
-            self.near[q.index()] += 1;
-        }
+        self.count_near(p, u64::wrapping_add);
     }
 
     /// Takes back the last move.
@@ -538,9 +535,7 @@ impl Position {
         self.saved.truncate(mark.saved);
         self.sets = mark.sets;
         self.total = mark.total;
-        for &q in &self.geometry.around[p.index()] {
-            self.near[q.index()] -= 1;
-        }
+        self.count_near(p, u64::wrapping_sub);
     }
 
     /// Adds (or with `op` subtracts) a stone of `c` at `p` to the keys of
@@ -555,6 +550,21 @@ impl Position {
                 .expect("SPAN keys");
             let delta = g.delta[c.index()];
             *span = std::array::from_fn(|j| op(span[j], delta[j]));
+        }
+    }
+
+    /// Adds (or with `op` subtracts) one to the counts of the points at most
+    /// two away from `p`, a row of five bytes at a time: the counts stay
+    /// below 25, so no byte carries into the next.
+    #[inline(always)]
+    fn count_near(&mut self, p: Point, op: impl Fn(u64, u64) -> u64) {
+        const ROW: u64 = 0x01_01_01_01_01;
+        const MIDDLE: u64 = 0x01_01_00_01_01;
+        let start = near_index(p) - 2 - 2 * NEAR_ROW;
+        for (r, delta) in [ROW, ROW, MIDDLE, ROW, ROW].into_iter().enumerate() {
+            let at = start + r * NEAR_ROW;
+            let bytes: &mut [u8; 8] = (&mut self.near[at..at + 8]).try_into().expect("8 bytes");
+            *bytes = op(u64::from_le_bytes(*bytes), delta).to_le_bytes();
         }
     }
 
@@ -671,6 +681,12 @@ mod tests {
             let fresh = Position::from_moves(Rule::Renju, &moves[..=k]);
             assert_eq!(pos.total, fresh.total);
             assert_eq!(pos.points, fresh.points);
+            for q in Point::all() {
+                let near = moves[..=k]
+                    .iter()
+                    .any(|&m| m != q && m.x().abs_diff(q.x()) <= 2 && m.y().abs_diff(q.y()) <= 2);
+                assert_eq!(pos.is_near(q), near, "{q}");
+            }
             for state in pos.points.iter().flatten() {
                 assert_eq!(
                     usize::from(state.combo),
@@ -703,6 +719,25 @@ mod tests {
         assert_eq!(pos.vacant, empty.vacant);
         assert_eq!(pos.sets, empty.sets);
         assert!(pos.saved.is_empty());
+    }
+
+    #[test]
+    fn counts_stones_near_the_edges() {
+        let moves = pts("a1 o15 a15 o1 b2 n14 h1 h15 a8 o8 c3 m13");
+        let mut pos = Position::new(Rule::Freestyle);
+        for (k, &m) in moves.iter().enumerate() {
+            pos.play(m);
+            for q in Point::all() {
+                let near = moves[..=k]
+                    .iter()
+                    .any(|&m| m != q && m.x().abs_diff(q.x()) <= 2 && m.y().abs_diff(q.y()) <= 2);
+                assert_eq!(pos.is_near(q), near, "{q} after {}", k + 1);
+            }
+        }
+        for _ in 0..moves.len() {
+            pos.undo();
+        }
+        assert_eq!(pos.near, Position::new(Rule::Freestyle).near);
     }
 
     #[test]
