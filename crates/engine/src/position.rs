@@ -8,6 +8,11 @@
 //! lines, so only those (at most 40) are reclassified; taking the stone
 //! back restores them from a log of what the move changed. The evaluation
 //! is the difference of the two colours' summed point values.
+//!
+//! Each point also keeps, per direction, the index of its 11-point window
+//! for both colours ("keys"), laid out along the board's lines: a stone
+//! changes the keys of its line neighbours by fixed amounts, a few vector
+//! adds, and a point's line pattern is then one table read per colour.
 
 use std::sync::LazyLock;
 
@@ -25,8 +30,8 @@ type Keys = u32;
 const LINES: usize = 2 * SIZE - 1;
 /// Slots of one line in [`Position`]'s keys: [`HALF`] of padding before
 /// the line's first point, so that the window of every point starts at or
-/// after the line's start, and room after its last point for a [`SPAN`]-
-/// wide add from any point.
+/// after the line's start, and room after its last point for an add of
+/// [`SPAN`] keys from any point.
 const LINE_SLOTS: usize = 28;
 /// How many consecutive keys of a line one stone's add covers: the
 /// [`HALF`] points either side and the stone's own, rounded up to whole
