@@ -14,7 +14,7 @@
 
 use std::sync::LazyLock;
 
-use renju::window::{self, Cell, HALF, NUM_WINDOWS, Window, decode, encode};
+use renju::window::{Cell, HALF, NUM_WINDOWS, Window, decode, encode};
 
 /// What a stone at a point makes along one line, weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -176,14 +176,28 @@ fn classify(index: usize, mode: FiveMode, memo: &mut [Option<Line>]) -> Line {
     line
 }
 
+/// The line pattern of every window index (as [`renju::window::index`]
+/// gives it), padded to 2^16 entries so that a `u16` index needs no bounds
+/// check.
+pub type LineTable = [Line; 1 << 16];
+
 struct Tables {
-    lines: [Vec<Line>; 2],
+    lines: [Box<LineTable>; 2],
     threat: Vec<Threat>,
 }
 
-/// Index of a combination of four line patterns: 11^4 entries.
-fn combo_index(lines: [Line; 4]) -> usize {
+/// Number of combinations of four line patterns.
+pub(crate) const NUM_COMBOS: usize = 11 * 11 * 11 * 11;
+
+/// Index of a combination of four line patterns, in `0..NUM_COMBOS`.
+#[inline]
+pub(crate) fn combo_index(lines: [Line; 4]) -> usize {
     lines.iter().fold(0, |i, &l| i * 11 + l as usize)
+}
+
+/// The combination with index `index` (the inverse of [`combo_index`]).
+pub(crate) fn combo_lines(index: usize) -> [Line; 4] {
+    std::array::from_fn(|d| Line::ALL[index / 11usize.pow(3 - d as u32) % 11])
 }
 
 fn combine(lines: [Line; 4]) -> Threat {
@@ -219,23 +233,15 @@ fn combine(lines: [Line; 4]) -> Threat {
 static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     let table = |mode| {
         let mut memo = vec![None; NUM_WINDOWS];
-        (0..NUM_WINDOWS)
-            .map(|i| classify(i, mode, &mut memo))
-            .collect::<Vec<_>>()
-    };
-    let mut threat = vec![Threat::None; 11 * 11 * 11 * 11];
-    for a in Line::ALL {
-        for b in Line::ALL {
-            for c in Line::ALL {
-                for d in Line::ALL {
-                    threat[combo_index([a, b, c, d])] = combine([a, b, c, d]);
-                }
-            }
+        let mut lines = Box::new([Line::Dead; 1 << 16]);
+        for (i, l) in lines[..NUM_WINDOWS].iter_mut().enumerate() {
+            *l = classify(i, mode, &mut memo);
         }
-    }
+        lines
+    };
     Tables {
         lines: [table(FiveMode::FiveOrMore), table(FiveMode::Exact)],
-        threat,
+        threat: (0..NUM_COMBOS).map(|i| combine(combo_lines(i))).collect(),
     }
 });
 
@@ -250,12 +256,12 @@ impl Patterns {
         Patterns(&TABLES)
     }
 
-    /// The line pattern of a window given as two 11-bit masks (bit 5 is the
-    /// centre and is ignored): own stones, and blocked points (opponent
-    /// stones or off the board).
+    /// The line patterns of every window under `mode`, for a search that
+    /// keeps each point's window indices up to date instead of cutting
+    /// windows out.
     #[inline]
-    pub fn line(self, mode: FiveMode, own: u32, blocked: u32) -> Line {
-        self.0.lines[mode as usize][window::index(own, blocked)]
+    pub fn line_table(self, mode: FiveMode) -> &'static LineTable {
+        &self.0.lines[mode as usize]
     }
 
     /// The combined threat of four line patterns.
@@ -268,6 +274,7 @@ impl Patterns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use renju::window;
 
     /// Reads an 11-character window: `X` own (centre must be `X`), `O`
     /// blocked, `.` empty.
@@ -282,7 +289,7 @@ mod tests {
                 _ => {}
             }
         }
-        Patterns::get().line(mode, own, blocked)
+        Patterns::get().line_table(mode)[window::index(own, blocked)]
     }
 
     #[test]
@@ -303,6 +310,13 @@ mod tests {
         assert_eq!(f(".....XX...."), Line::F2);
         assert_eq!(f(".....X....."), Line::F1);
         assert_eq!(f("OOOO.XOOOOO"), Line::Dead);
+    }
+
+    #[test]
+    fn combo_indices_round_trip() {
+        for i in 0..NUM_COMBOS {
+            assert_eq!(combo_index(combo_lines(i)), i);
+        }
     }
 
     #[test]

@@ -210,6 +210,13 @@ impl Board {
         ((own >> g.pos) & mask, (blocked >> g.pos) & mask)
     }
 
+    /// The stones of `color` on line `line` of direction `d`, one bit per
+    /// point (see [`GEOMETRY`]).
+    #[inline]
+    pub(crate) fn line_stones(&self, color: Color, d: usize, line: usize) -> u32 {
+        u32::from(self.lines[color.index()][d][line])
+    }
+
     /// What a black stone at `p` would make along direction `d`.
     #[inline]
     pub(crate) fn line_info(&self, patterns: Patterns, p: Point, d: usize) -> LineInfo {

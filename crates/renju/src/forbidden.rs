@@ -10,10 +10,11 @@ use std::fmt;
 
 use crate::board::Board;
 use crate::color::Color;
-use crate::geometry::{DIRS, NUM_DIRS};
+use crate::geometry::{DIRS, LINE_LENGTHS, LINE_POINTS, NUM_DIRS};
 use crate::pattern::{LineInfo, Patterns};
-use crate::point::Point;
+use crate::point::{NUM_POINTS, Point};
 use crate::rule::Rule;
+use crate::window::HALF;
 
 /// The shape that makes a point forbidden for black.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -87,7 +88,13 @@ impl Board {
         let patterns = Patterns::get();
         let mut scratch: Option<Board> = None;
         let mut out = Vec::new();
-        for p in Point::all() {
+        let candidates = self.forbidden_candidates();
+        let points = candidates.iter().enumerate().flat_map(|(w, &bits)| {
+            std::iter::successors(Some(bits), |b| Some(b & b.wrapping_sub(1)))
+                .take_while(|&b| b != 0)
+                .filter_map(move |b| Point::from_index(w * 64 + b.trailing_zeros() as usize))
+        });
+        for p in points {
             if !self.is_empty(p) {
                 continue;
             }
@@ -100,6 +107,54 @@ impl Board {
             };
             if let Verdict::Forbidden(k) = verdict {
                 out.push((p, k));
+            }
+        }
+        out
+    }
+
+    /// The points where enough black stones lie near for a black stone to
+    /// be forbidden, one bit per point index. Two threes need two other
+    /// stones within five on each of two lines; a four, two fours on one
+    /// line and an overline need three on one line. Counted a whole line at
+    /// a time (saturating bit-sliced counters over the ten shifts), skipping
+    /// lines with fewer than two stones, so a sparse board costs a few
+    /// hundred instructions.
+    fn forbidden_candidates(&self) -> [u64; 4] {
+        let mut pairs = [0u8; NUM_POINTS];
+        let mut out = [0u64; 4];
+        let mut mark = |i: usize| out[i >> 6] |= 1 << (i & 63);
+        for d in 0..NUM_DIRS {
+            for (line, &len) in LINE_LENGTHS[d].iter().enumerate() {
+                let black = self.line_stones(Color::Black, d, line);
+                if black & black.wrapping_sub(1) == 0 {
+                    continue;
+                }
+                // Bit i of `at_least[k]`: k + 1 or more stones within five
+                // of point i (the point itself not counted).
+                let mut at_least = [0u32; 3];
+                for s in 1..=HALF {
+                    for near in [black << s, black >> s] {
+                        at_least[2] |= at_least[1] & near;
+                        at_least[1] |= at_least[0] & near;
+                        at_least[0] |= near;
+                    }
+                }
+                let on_line = (1u32 << len) - 1;
+                let points = &LINE_POINTS[d][line];
+                let mut three = at_least[2] & on_line;
+                while three != 0 {
+                    mark(usize::from(points[three.trailing_zeros() as usize]));
+                    three &= three - 1;
+                }
+                let mut two = at_least[1] & !at_least[2] & on_line;
+                while two != 0 {
+                    let i = usize::from(points[two.trailing_zeros() as usize]);
+                    pairs[i] += 1;
+                    if pairs[i] >= 2 {
+                        mark(i);
+                    }
+                    two &= two - 1;
+                }
             }
         }
         out
@@ -188,4 +243,49 @@ fn quick_verdict(infos: &[LineInfo; NUM_DIRS], rule: Rule) -> Option<Verdict> {
         return Some(Verdict::Allowed);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The candidate points must hold every forbidden point: checked
+    /// on pseudo-random boards from sparse to dense, over the whole board
+    /// and packed into its centre (where forbidden shapes are common).
+    #[test]
+    fn candidates_hold_every_forbidden_point() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        let mut forbidden = 0;
+        for round in 0..3000 {
+            let (lo, span) = if round % 2 == 0 { (0, 15) } else { (3, 9) };
+            let mut board = Board::new();
+            for _ in 0..4 + next(50) {
+                let p = Point::new(lo + next(span), lo + next(span)).expect("on the board");
+                let color = if next(3) < 2 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                let _ = board.place(p, color);
+            }
+            let candidates = board.forbidden_candidates();
+            for p in board.empty_points() {
+                let candidate = candidates[p.index() >> 6] & 1 << (p.index() & 63) != 0;
+                for rule in [Rule::Renju, Rule::RenjuSimplified] {
+                    if board.forbidden_kind(p, rule).is_some() {
+                        forbidden += 1;
+                        assert!(candidate, "{p} under {rule}\n{board}");
+                    }
+                }
+            }
+        }
+        // The boards must hold enough forbidden points to test anything.
+        assert!(forbidden > 1000, "{forbidden}");
+    }
 }

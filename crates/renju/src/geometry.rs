@@ -86,10 +86,60 @@ const fn build() -> [[LinePos; NUM_POINTS]; NUM_DIRS] {
 /// `GEOMETRY[dir][point index]`: the point's line, bit and line length.
 pub static GEOMETRY: [[LinePos; NUM_POINTS]; NUM_DIRS] = build();
 
+/// The inverse of [`GEOMETRY`]: `LINE_POINTS[dir][line][bit]` is the index
+/// of the point there, for bits below the line's length.
+pub static LINE_POINTS: [[[u8; SIZE]; MAX_LINES]; NUM_DIRS] = {
+    let mut t = [[[0; SIZE]; MAX_LINES]; NUM_DIRS];
+    let mut d = 0;
+    while d < NUM_DIRS {
+        let mut i = 0;
+        while i < NUM_POINTS {
+            let g = line_pos(i, d);
+            t[d][g.line as usize][g.pos as usize] = i as u8;
+            i += 1;
+        }
+        d += 1;
+    }
+    t
+};
+
+/// `LINE_LENGTHS[dir][line]`: how many points the line has (0 for the
+/// rows and columns past the fifteenth).
+pub static LINE_LENGTHS: [[u8; MAX_LINES]; NUM_DIRS] = {
+    let mut t = [[0; MAX_LINES]; NUM_DIRS];
+    let mut d = 0;
+    while d < NUM_DIRS {
+        let mut i = 0;
+        while i < NUM_POINTS {
+            let g = line_pos(i, d);
+            t[d][g.line as usize] = g.len;
+            i += 1;
+        }
+        d += 1;
+    }
+    t
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::Point;
+
+    #[test]
+    fn line_points_invert_the_geometry() {
+        for d in 0..NUM_DIRS {
+            for p in Point::all() {
+                let g = GEOMETRY[d][p.index()];
+                assert_eq!(
+                    usize::from(LINE_POINTS[d][g.line as usize][g.pos as usize]),
+                    p.index()
+                );
+                assert_eq!(LINE_LENGTHS[d][g.line as usize], g.len);
+            }
+            let total: usize = LINE_LENGTHS[d].iter().map(|&l| usize::from(l)).sum();
+            assert_eq!(total, NUM_POINTS);
+        }
+    }
 
     #[test]
     fn neighbours_along_a_direction_are_adjacent_bits() {
