@@ -10,8 +10,10 @@
 //! block on a forbidden point loses), an own open four wins in three.
 //! Against an opponent's open three only the moves that stop it, or own
 //! fours, are searched. Leaves try a short VCF before trusting the static
-//! evaluation. Quiet moves are ordered by their pattern values, killers and
-//! history, reduced when late and pruned when very late.
+//! evaluation. Quiet moves are ordered by their pattern values, killers,
+//! counter moves and history, reduced when late and pruned when very late;
+//! at shallow depth a static evaluation far outside the window ends the node
+//! (reverse futility, razoring) unless the opponent threatens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
