@@ -10,8 +10,10 @@
 //! block on a forbidden point loses), an own open four wins in three.
 //! Against an opponent's open three only the moves that stop it, or own
 //! fours, are searched. Leaves try a short VCF before trusting the static
-//! evaluation. Quiet moves are ordered by their pattern values, killers and
-//! history, reduced when late and pruned when very late.
+//! evaluation. Quiet moves are ordered by their pattern values, killers,
+//! counter moves and history, reduced when late and pruned when very late;
+//! at shallow depth a static evaluation far outside the window ends the node
+//! (reverse futility, razoring) unless the opponent threatens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -41,6 +43,8 @@ const VCT_DEPTH: u32 = 10;
 /// remaining depth; later (worse-ordered) ones are pruned.
 const QUIET_MOVES_BASE: usize = 6;
 const QUIET_MOVES_PER_PLY: usize = 3;
+/// Evaluation margin per ply of depth for reverse futility and razoring.
+const FUTILITY_MARGIN: i32 = 60;
 /// Moves searched at a principal-variation node that is not the root.
 const PV_MOVES: usize = 24;
 /// Longest principal variation reported.
@@ -126,6 +130,9 @@ pub struct Searcher<'a> {
     nodes: u64,
     stopped: bool,
     killers: [[Option<Point>; 2]; MAX_PLY],
+    /// Per side, the reply that last caused a cut-off after each opponent
+    /// move.
+    counter: [[Option<Point>; NUM_POINTS]; 2],
     history: [[i32; NUM_POINTS]; 2],
     vcf_fails: Vec<u64>,
     start_depth: i32,
@@ -153,6 +160,7 @@ impl<'a> Searcher<'a> {
             nodes: 0,
             stopped: false,
             killers: [[None; 2]; MAX_PLY],
+            counter: [[None; NUM_POINTS]; 2],
             history: [[0; NUM_POINTS]; 2],
             vcf_fails: vec![0; 1 << 16],
             start_depth: 1,
@@ -273,11 +281,19 @@ impl<'a> Searcher<'a> {
                 score += 1 << 24;
             } else if self.killers[ply].contains(&Some(p)) {
                 score += 1 << 20;
+            } else if Some(p) == self.counter_move() {
+                score += 1 << 19;
             }
             out.push((p, score));
         }
         out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         out
+    }
+
+    /// The move that last refuted the opponent's last move here.
+    fn counter_move(&self) -> Option<Point> {
+        let last = *self.pos.moves().last()?;
+        self.counter[self.pos.side().index()][last.index()]
     }
 
     /// Looks for a win by continuous fours for the side to move, trying at
@@ -457,12 +473,19 @@ impl<'a> Searcher<'a> {
         if ply + 1 >= MAX_PLY {
             return self.pos.eval();
         }
+        // No line from here wins sooner than a five now or loses sooner
+        // than a five next move: a window beyond that is already decided.
+        alpha = alpha.max(-(WIN - ply_i - 2));
+        let beta = beta.min(WIN - ply_i - 1);
+        if alpha >= beta {
+            return alpha;
+        }
         let pv_node = beta - alpha > 1;
         let key = self.pos.hash();
         let entry = self.tt.probe(key);
         if let Some(e) = entry
             && !pv_node
-            && e.depth >= depth
+            && (e.depth >= depth || (e.bound != Bound::Upper && e.score >= WIN_BOUND))
         {
             let s = score_from_tt(e.score, ply_i);
             let cut = match e.bound {
@@ -485,6 +508,19 @@ impl<'a> Searcher<'a> {
             }
             if depth < -8 {
                 return self.pos.eval();
+            }
+        }
+        if !forced && !pv_node && depth > 0 {
+            // Reverse futility and razoring: far enough above beta (below
+            // alpha) at shallow depth, trust the static evaluation (the
+            // leaf's VCF); never while the opponent threatens.
+            let stat = self.pos.eval();
+            let margin = FUTILITY_MARGIN * depth;
+            if depth < 7 && stat - margin >= beta && stat < WIN_BOUND {
+                return stat;
+            }
+            if depth < 5 && stat + margin <= alpha {
+                return self.search(0, ply, alpha, beta);
             }
         }
         let moves = self.moves(&t, ply, entry.and_then(|e| e.best));
@@ -542,6 +578,9 @@ impl<'a> Searcher<'a> {
                                 k[0] = Some(m);
                             }
                             self.history[me.index()][m.index()] += depth * depth;
+                            if let Some(&last) = self.pos.moves().last() {
+                                self.counter[me.index()][last.index()] = Some(m);
+                            }
                         }
                         break;
                     }

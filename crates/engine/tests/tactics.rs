@@ -192,3 +192,25 @@ fn the_principal_variation_is_a_legal_line_from_the_best_move() {
         }
     }
 }
+
+/// Game 8 of the session-2 match against PentaZen (renju, madang black),
+/// black to move at move 51: every move loses (white's win comes within
+/// twelve plies). The search before reverse futility and razoring reached
+/// depth 4 in 300 000 nodes and scored it -1326, playing on blind; now it
+/// reaches the mate.
+#[test]
+fn sees_the_loss_of_a_game_against_pentazen() {
+    let moves = "h8 h7 f7 g6 f5 f6 e6 g8 g4 d7 i6 h5 h3 i2 i4 i7 k7 g9 g7 k6 f4 h4 e4 e3 e7 \
+                 d4 c5 e5 c3 c6 c2 i8 d3 b1 h9 i11 c4 c1 b5 e2 b4 d6 h10 g11 h11 h12 b3 d5 d8 b6";
+    let g = Game::from_moves(Rule::Renju, pts(moves)).unwrap();
+    assert_eq!(g.side_to_move(), Color::Black);
+    let mut e = Engine::with_config(
+        Rule::Renju,
+        EngineConfig {
+            max_nodes: Some(300_000),
+            ..EngineConfig::default()
+        },
+    );
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert!(o.score <= -WIN_BOUND, "{o:?}");
+}
