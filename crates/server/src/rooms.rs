@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use axum::extract::ws::Utf8Bytes;
-use omok::room::{ClientId, Input, Output, Room, RoomConfig, SeatView, Snapshot};
+use omok::room::{ClientId, ClockView, Input, Output, Room, RoomConfig, SeatView, Snapshot};
 use rand::Rng;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -38,8 +38,33 @@ pub enum Outgoing {
     Close,
 }
 
-/// The sending half of a connection's queue.
-pub type Sink = mpsc::Sender<Outgoing>;
+/// The sending half of a connection's queue, and what the connection
+/// understands.
+#[derive(Debug, Clone)]
+pub struct Sink {
+    tx: mpsc::Sender<Outgoing>,
+    moved: bool,
+}
+
+impl Sink {
+    /// A sink for a connection; `moved`: it spoke version 2 in `hello` and
+    /// takes `moved` messages in place of most states.
+    pub fn new(tx: mpsc::Sender<Outgoing>, moved: bool) -> Sink {
+        Sink { tx, moved }
+    }
+
+    /// Queues a message without waiting.
+    pub fn try_send(&self, msg: Outgoing) -> Result<(), mpsc::error::TrySendError<Outgoing>> {
+        self.tx.try_send(msg)
+    }
+}
+
+/// A connection that takes complete states only (the referee port).
+impl From<mpsc::Sender<Outgoing>> for Sink {
+    fn from(tx: mpsc::Sender<Outgoing>) -> Sink {
+        Sink::new(tx, false)
+    }
+}
 
 /// A command for a room task.
 pub enum RoomCmd {
@@ -254,6 +279,7 @@ impl Registry {
             room,
             registry: Arc::clone(self),
             members: HashMap::new(),
+            sent: None,
             pending_engine: engine,
             seated: Seated::default(),
             started_unix_ms: unix_ms(),
@@ -382,13 +408,77 @@ struct StateMsg<'a> {
     snapshot: &'a Snapshot,
 }
 
+/// The `moved` message (protocol version 2): the one move a state adds to
+/// the last one sent, with the fields a move changes.
+#[derive(Serialize)]
+struct MovedMsg<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    room: &'a str,
+    game: u32,
+    seq: usize,
+    point: &'a str,
+    to_move: Option<&'static str>,
+    forbidden: &'a [String],
+    clock: &'a ClockView,
+}
+
+/// The move `next` adds to `prev` when nothing else changed but what a
+/// `moved` message carries (side to move, forbidden points, clocks);
+/// `None` when a complete state is needed.
+fn added_move<'a>(prev: &Snapshot, next: &'a Snapshot) -> Option<&'a str> {
+    // Every field is named, so that a field added to the snapshot must be
+    // decided on here.
+    let Snapshot {
+        rule,
+        time_control,
+        seats,
+        open_to_programs,
+        spectators,
+        status,
+        game,
+        moves,
+        to_move: _,
+        forbidden: _,
+        clock: _,
+        draw_offer,
+        takeback_request,
+        rematch,
+        result,
+    } = next;
+    let (last, before) = moves.split_last()?;
+    let same = *rule == prev.rule
+        && *time_control == prev.time_control
+        && *seats == prev.seats
+        && *open_to_programs == prev.open_to_programs
+        && *spectators == prev.spectators
+        && *status == prev.status
+        && *game == prev.game
+        && *draw_offer == prev.draw_offer
+        && *takeback_request == prev.takeback_request
+        && *rematch == prev.rematch
+        && *result == prev.result
+        && before == prev.moves.as_slice();
+    same.then_some(last.as_str())
+}
+
+/// A connection in the room.
+struct Member {
+    sink: Sink,
+    /// Whether it has had a complete state since it entered (a `moved`
+    /// only makes sense after one).
+    has_state: bool,
+}
+
 struct RoomTask {
     id: String,
     /// What the lobby was last given of this room.
     listed: Option<RoomInfo>,
     room: Room,
     registry: Arc<Registry>,
-    members: HashMap<ClientId, Sink>,
+    members: HashMap<ClientId, Member>,
+    /// The last state broadcast: every member with `has_state` has it.
+    sent: Option<Box<Snapshot>>,
     pending_engine: Option<(String, u8)>,
     seated: Seated,
     started_unix_ms: u64,
@@ -445,7 +535,8 @@ impl RoomTask {
         let now = Instant::now().into_std();
         match cmd {
             RoomCmd::Enter { from, sink, input } => {
-                self.members.insert(from, sink);
+                let has_state = false;
+                self.members.insert(from, Member { sink, has_state });
                 self.room.handle(from, input, now);
             }
             RoomCmd::Input { from, input } => {
@@ -468,7 +559,7 @@ impl RoomTask {
                     .filter_map(|m| m.parse().ok())
                     .collect();
                 let rule = self.room.config().rule;
-                let sink = self.members.get(&from).cloned()?;
+                let sink = self.members.get(&from)?.sink.clone();
                 tokio::spawn(async move {
                     let text = match engines::analyse(rule, moves).await {
                         Some(a) => serde_json::json!({"type": "analysis", "analysis": a}),
@@ -564,23 +655,65 @@ impl RoomTask {
                 self.registry.update(&self.id, Listing::Omok(info.clone()));
                 self.listed = Some(info);
             }
-            // Serialised once; every member's queue shares the bytes.
-            let msg = StateMsg {
-                kind: "state",
-                room: &self.id,
-                snapshot: &snapshot,
-            };
-            match serde_json::to_string(&msg) {
-                Ok(text) => self.broadcast(text.into()),
-                Err(e) => tracing::error!("state not serialised: {e}"),
-            }
+            self.send_state(&snapshot);
+            self.sent = Some(snapshot);
         }
         true
     }
 
+    /// Sends `snapshot` to every member: a `moved` to those that take it
+    /// when one move is all that changed, else the complete state. Each
+    /// text is serialised once, and only if someone needs it; every
+    /// member's queue shares the bytes.
+    fn send_state(&mut self, snapshot: &Snapshot) {
+        let moved = self
+            .sent
+            .as_deref()
+            .and_then(|prev| added_move(prev, snapshot))
+            .and_then(|point| {
+                serialise(&MovedMsg {
+                    kind: "moved",
+                    room: &self.id,
+                    game: snapshot.game,
+                    seq: snapshot.moves.len() - 1,
+                    point,
+                    to_move: snapshot.to_move,
+                    forbidden: &snapshot.forbidden,
+                    clock: &snapshot.clock,
+                })
+            });
+        let mut full: Option<Utf8Bytes> = None;
+        let id = &self.id;
+        self.members.retain(|_, member| {
+            let text = match &moved {
+                Some(moved) if member.has_state && member.sink.moved => moved.clone(),
+                _ => {
+                    let full = match &full {
+                        Some(text) => text.clone(),
+                        None => {
+                            let msg = StateMsg {
+                                kind: "state",
+                                room: id,
+                                snapshot,
+                            };
+                            let Some(text) = serialise(&msg) else {
+                                return true;
+                            };
+                            full.insert(text).clone()
+                        }
+                    };
+                    member.has_state = true;
+                    full
+                }
+            };
+            // As in `send`: a connection that cannot keep up loses its place.
+            member.sink.try_send(Outgoing::Text(text)).is_ok()
+        });
+    }
+
     fn send(&mut self, to: ClientId, msg: Outgoing) {
-        if let Some(sink) = self.members.get(&to)
-            && sink.try_send(msg).is_err()
+        if let Some(member) = self.members.get(&to)
+            && member.sink.try_send(msg).is_err()
         {
             // A connection that cannot keep up (or is gone) loses its
             // place rather than slowing the room; a snapshot carries the
@@ -590,9 +723,18 @@ impl RoomTask {
     }
 
     fn broadcast(&mut self, text: Utf8Bytes) {
-        let ids: Vec<ClientId> = self.members.keys().copied().collect();
-        for id in ids {
-            self.send(id, Outgoing::Text(text.clone()));
+        self.members
+            .retain(|_, member| member.sink.try_send(Outgoing::Text(text.clone())).is_ok());
+    }
+}
+
+/// A message as JSON text; `None` (logged) if it cannot be.
+fn serialise(msg: &impl Serialize) -> Option<Utf8Bytes> {
+    match serde_json::to_string(msg) {
+        Ok(text) => Some(text.into()),
+        Err(e) => {
+            tracing::error!("message not serialised: {e}");
+            None
         }
     }
 }
