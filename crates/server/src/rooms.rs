@@ -131,6 +131,18 @@ pub struct RoomInfo {
     created: u64,
 }
 
+impl RoomInfo {
+    /// Whether this view still shows a room whose snapshot is `s`.
+    fn shows(&self, s: &Snapshot, waiting_for_program: bool) -> bool {
+        self.rule == s.rule
+            && self.time_control == s.time_control
+            && self.seats == s.seats
+            && self.status == s.status
+            && self.spectators == s.spectators
+            && self.waiting_for_program == waiting_for_program
+    }
+}
+
 /// What the lobby shows of a room of either game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
@@ -641,17 +653,23 @@ impl RoomTask {
             }
         }
         if let Some(snapshot) = last_state {
-            let info = info(
-                &self.id,
-                &snapshot,
-                &self.room,
-                self.private,
-                self.referee,
-                0,
-            );
             // The registry is one lock for every room: taken only when what
-            // the lobby shows changed, not on every move.
-            if self.listed.as_ref() != Some(&info) {
+            // the lobby shows changed, not on every move (nor is the view
+            // built then).
+            let program = self.room.wants_program();
+            if !self
+                .listed
+                .as_ref()
+                .is_some_and(|l| l.shows(&snapshot, program))
+            {
+                let info = info(
+                    &self.id,
+                    &snapshot,
+                    &self.room,
+                    self.private,
+                    self.referee,
+                    0,
+                );
                 self.registry.update(&self.id, Listing::Omok(info.clone()));
                 self.listed = Some(info);
             }

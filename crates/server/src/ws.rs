@@ -208,7 +208,7 @@ impl Conn {
             Ok(m) => m,
             Err(e) => return err(ErrorCode::BadMessage, &e.to_string()),
         };
-        let Some((name, token)) = self.hello.clone() else {
+        let Some((name, token)) = &self.hello else {
             return self.hello(msg);
         };
         match msg {
@@ -220,7 +220,11 @@ impl Conn {
             }
             ClientMsg::Create(Create::Omok(c)) => self.create(c),
             ClientMsg::Create(Create::Bingo(c)) => self.create_bingo(c),
-            ClientMsg::Join { room, play } => self.join(&room, name, token, play).await,
+            ClientMsg::Join { room, play } => {
+                // Cloned for joins only, not for every move.
+                let (name, token) = (name.clone(), token.clone());
+                self.join(&room, name, token, play).await
+            }
             ClientMsg::Leave => {
                 let refused = self.forward(Input::Leave);
                 self.room = None;
