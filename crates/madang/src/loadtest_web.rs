@@ -162,6 +162,9 @@ struct Totals {
     reordered: AtomicU64,
     /// States that carried more than one new move (a state was skipped).
     gaps: AtomicU64,
+    /// Complete states and `moved` messages received while playing.
+    states: AtomicU64,
+    moveds: AtomicU64,
     errors: Mutex<BTreeMap<String, u64>>,
 }
 
@@ -176,6 +179,8 @@ impl Totals {
             lost: AtomicU64::new(0),
             reordered: AtomicU64::new(0),
             gaps: AtomicU64::new(0),
+            states: AtomicU64::new(0),
+            moveds: AtomicU64::new(0),
             errors: Mutex::new(BTreeMap::new()),
         })
     }
@@ -742,6 +747,7 @@ impl Receiver {
                 self.totals.error("unreadable moved");
                 return false;
             };
+            self.totals.moveds.fetch_add(1, Ordering::Relaxed);
             let update = Update {
                 game: m.game,
                 first: m.seq,
@@ -756,13 +762,13 @@ impl Receiver {
             return false;
         };
         match m.kind {
-            "state" => {}
+            "state" => self.totals.states.fetch_add(1, Ordering::Relaxed),
             "error" => {
                 self.totals.error(format!("error {}", m.code));
                 return false;
             }
             _ => return false,
-        }
+        };
         if let Some(p) = self.player.as_mut() {
             p.color = match m.seats.get(p.seat).and_then(|s| s.as_ref()) {
                 Some(SeatColor { color: "black" }) => Some("black"),
@@ -910,6 +916,12 @@ impl std::fmt::Display for Report {
             t.lost.load(Ordering::Relaxed),
             t.reordered.load(Ordering::Relaxed),
             t.gaps.load(Ordering::Relaxed)
+        )?;
+        writeln!(
+            f,
+            "  received {} moved messages and {} complete states",
+            t.moveds.load(Ordering::Relaxed),
+            t.states.load(Ordering::Relaxed)
         )?;
         let errors = lock(&t.errors);
         if errors.is_empty() {
