@@ -771,3 +771,63 @@ pub fn too_many_rooms() -> String {
         "the server has as many rooms as it allows; try again later",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(moves: &[&str]) -> Snapshot {
+        let to_move = if moves.len().is_multiple_of(2) {
+            "black"
+        } else {
+            "white"
+        };
+        Snapshot {
+            rule: "renju",
+            time_control: omok::clock::TimeControl::None,
+            seats: [None, None],
+            open_to_programs: false,
+            spectators: 1,
+            status: "playing",
+            game: 1,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            to_move: Some(to_move),
+            forbidden: Vec::new(),
+            clock: ClockView {
+                black_ms: None,
+                white_ms: None,
+                running: Some(to_move),
+            },
+            draw_offer: None,
+            takeback_request: None,
+            rematch: Vec::new(),
+            result: None,
+        }
+    }
+
+    #[test]
+    fn a_moved_is_only_one_move_on_the_same_game() {
+        let prev = snapshot(&["h8"]);
+        let mut next = snapshot(&["h8", "i9"]);
+        next.forbidden = vec!["g7".into()];
+        assert_eq!(added_move(&prev, &next), Some("i9"));
+        // Not one move more: nothing, two moves, or a different line.
+        assert_eq!(added_move(&prev, &snapshot(&["h8"])), None);
+        assert_eq!(added_move(&prev, &snapshot(&["h8", "i9", "j9"])), None);
+        assert_eq!(added_move(&prev, &snapshot(&["j9", "i9"])), None);
+        assert_eq!(added_move(&snapshot(&[]), &snapshot(&[])), None);
+        // One move more, but something else changed too.
+        let changed: [fn(&mut Snapshot); 5] = [
+            |s| s.game = 2,
+            |s| s.draw_offer = Some("black"),
+            |s| s.spectators = 2,
+            |s| s.status = "over",
+            |s| s.rematch = vec!["white"],
+        ];
+        for change in changed {
+            let mut next = snapshot(&["h8", "i9"]);
+            change(&mut next);
+            assert_eq!(added_move(&prev, &next), None);
+        }
+    }
+}
