@@ -203,12 +203,11 @@ pub fn run(args: Args) -> Result<()> {
     if soft < needed {
         bail!("{needed} file descriptors are needed and the limit is {soft} (hard limit {hard})");
     }
-    // One thread: the generator shares the machine with the server it
-    // measures, and should take as little of it as it can.
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    // A worker per core: one thread was tried (BENCHMARKS.md, session 4)
+    // and cost the same per move, but capped the generator at one core,
+    // below what the default load needs, and got it a smaller share of a
+    // machine shared with other processes.
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(load(args, script))
 }
 
