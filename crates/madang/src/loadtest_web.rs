@@ -58,8 +58,8 @@ pub struct Args {
     game_moves: u32,
 }
 
-/// Messages of the server this generator reads; every other field is
-/// ignored.
+/// Messages of the server this generator reads (`moved` is read without a
+/// parser: [`Moved::read`]); every other field is ignored.
 #[derive(Deserialize)]
 struct Incoming<'a> {
     #[serde(rename = "type")]
@@ -85,6 +85,48 @@ struct Incoming<'a> {
 #[derive(Deserialize)]
 struct SeatColor<'a> {
     color: &'a str,
+}
+
+/// A `moved` message (protocol version 2): the fields this generator needs.
+struct Moved<'a> {
+    game: u32,
+    seq: usize,
+    point: &'a str,
+    to_move: Option<&'a str>,
+}
+
+impl<'a> Moved<'a> {
+    /// Reads a `moved` by finding its fields, without parsing the rest
+    /// (the forbidden points, the clocks): this is the generator's most
+    /// frequent message. `None` if `text` is no `moved`.
+    fn read(text: &'a str) -> Option<Result<Moved<'a>>> {
+        text.starts_with(r#"{"type":"moved","#).then(|| {
+            let raw = |key: &str| -> Result<&'a str> {
+                let at = text
+                    .find(&format!("\"{key}\":"))
+                    .with_context(|| format!("moved without {key}"))?;
+                let value = &text[at + key.len() + 3..];
+                let end = value.find([',', '}']).context("moved cut short")?;
+                Ok(value[..end].trim_matches('"'))
+            };
+            Ok(Moved {
+                game: raw("game")?.parse()?,
+                seq: raw("seq")?.parse()?,
+                point: raw("point")?,
+                to_move: Some(raw("to_move")?).filter(|&c| c != "null"),
+            })
+        })
+    }
+}
+
+/// What a `state` or a `moved` says, as far as a receiver checks it.
+struct Update<'a> {
+    game: u32,
+    /// The index of the first of `moves`: 0 in a state, `seq` in a moved.
+    first: usize,
+    moves: &'a [&'a str],
+    status: &'a str,
+    to_move: Option<&'a str>,
 }
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -120,6 +162,9 @@ struct Totals {
     reordered: AtomicU64,
     /// States that carried more than one new move (a state was skipped).
     gaps: AtomicU64,
+    /// Complete states and `moved` messages received while playing.
+    states: AtomicU64,
+    moveds: AtomicU64,
     errors: Mutex<BTreeMap<String, u64>>,
 }
 
@@ -134,6 +179,8 @@ impl Totals {
             lost: AtomicU64::new(0),
             reordered: AtomicU64::new(0),
             gaps: AtomicU64::new(0),
+            states: AtomicU64::new(0),
+            moveds: AtomicU64::new(0),
             errors: Mutex::new(BTreeMap::new()),
         })
     }
@@ -156,6 +203,10 @@ pub fn run(args: Args) -> Result<()> {
     if soft < needed {
         bail!("{needed} file descriptors are needed and the limit is {soft} (hard limit {hard})");
     }
+    // A worker per core: one thread was tried (BENCHMARKS.md, session 4)
+    // and cost the same per move, but capped the generator at one core,
+    // below what the default load needs, and got it a smaller share of a
+    // machine shared with other processes.
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(load(args, script))
 }
@@ -276,6 +327,11 @@ impl ServerProcess {
         })
     }
 
+    /// CPU time the server has used so far.
+    fn cpu(&self) -> Option<Duration> {
+        cpu_time(&self.pid.to_string())
+    }
+
     /// The server's resident memory in KiB.
     fn rss_kib(&self) -> Option<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).ok()?;
@@ -287,6 +343,29 @@ impl ServerProcess {
         let _ = self.child.kill().await;
         let _ = std::fs::remove_dir_all(&self.records);
     }
+}
+
+/// CPU time (user + system) a process has used, from `/proc/PID/stat`.
+fn cpu_time(pid: &str) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses.
+    let mut fields = stat.get(stat.rfind(')')? + 2..)?.split_whitespace();
+    let utime: u64 = fields.nth(11)?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let ticks = u64::try_from(ticks).ok().filter(|&t| t > 0)?;
+    Some(Duration::from_micros((utime + stime) * 1_000_000 / ticks))
+}
+
+/// The machine's load average over the last minute.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 async fn load(args: Args, script: Arc<Vec<String>>) -> Result<()> {
@@ -330,6 +409,8 @@ async fn measure(args: &Args, server: &ServerProcess, script: Arc<Vec<String>>) 
     let setup_time = setup_started.elapsed();
     let rss_idle = server.rss_kib();
 
+    let load_before = load_average();
+    let cpu_before = (server.cpu(), cpu_time("self"));
     let start = Instant::now();
     let stop_at = start + args.duration;
     let (stop, stopped) = watch::channel(false);
@@ -346,6 +427,7 @@ async fn measure(args: &Args, server: &ServerProcess, script: Arc<Vec<String>>) 
                 every: args.move_every,
                 first,
                 next: None,
+                color: None,
                 acted: (0, None),
                 rematch_asked: 0,
             };
@@ -365,6 +447,15 @@ async fn measure(args: &Args, server: &ServerProcess, script: Arc<Vec<String>>) 
     }
     let _ = stop.send(true);
     let played = start.elapsed();
+    let cpu_after = (server.cpu(), cpu_time("self"));
+    let share = |before: Option<Duration>, after: Option<Duration>| {
+        Some(after?.saturating_sub(before?).as_secs_f64() / played.as_secs_f64())
+    };
+    let cpu = (
+        share(cpu_before.0, cpu_after.0),
+        share(cpu_before.1, cpu_after.1),
+    );
+    let load = (load_before, load_average());
     let drained = timeout(DRAIN, async { while tasks.join_next().await.is_some() {} }).await;
     if drained.is_err() {
         totals.error("receivers still waiting for moves after the drain");
@@ -379,6 +470,8 @@ async fn measure(args: &Args, server: &ServerProcess, script: Arc<Vec<String>>) 
         played,
         setup_time,
         rss: (rss_before, rss_idle, rss_peak),
+        cpu,
+        load,
         totals,
     })
 }
@@ -430,7 +523,7 @@ async fn hello(url: &str, name: &str) -> Result<Ws> {
     let mut ws = connect(url).await?;
     ask(
         &mut ws,
-        json!({"type": "hello", "version": 1, "name": name}),
+        json!({"type": "hello", "version": 2, "name": name}),
         "welcome",
     )
     .await?;
@@ -489,6 +582,8 @@ struct Player {
     /// When the room's first move may be sent.
     first: Instant,
     next: Option<(Instant, u32, Action)>,
+    /// This seat's colour, from the last state.
+    color: Option<&'static str>,
     /// The last thing done: game and action, so that a repeated state is
     /// not answered twice.
     acted: (u32, Option<Action>),
@@ -498,15 +593,10 @@ struct Player {
 impl Player {
     /// What the player will do after this state (its next action and the
     /// time to send it), and whether to ask for a rematch now.
-    fn plan(&mut self, m: &Incoming, log: &RoomLog) -> bool {
-        let mine = m
-            .seats
-            .get(self.seat)
-            .and_then(|s| s.as_ref())
-            .map(|s| s.color);
+    fn plan(&mut self, m: &Update, log: &RoomLog) -> bool {
         match m.status {
-            "playing" if m.to_move.is_some() && m.to_move == mine => {
-                let n = m.moves.len();
+            "playing" if m.to_move.is_some() && m.to_move == self.color => {
+                let n = m.first + m.moves.len();
                 let action = if n < self.script.len() {
                     Action::Move(n)
                 } else {
@@ -651,18 +741,54 @@ impl Receiver {
     /// rematch.
     fn read(&mut self, text: &str, script: &[String]) -> bool {
         let now = Instant::now();
+        if let Some(moved) = Moved::read(text) {
+            let Ok(m) = moved else {
+                self.totals.error("unreadable moved");
+                return false;
+            };
+            self.totals.moveds.fetch_add(1, Ordering::Relaxed);
+            let update = Update {
+                game: m.game,
+                first: m.seq,
+                moves: &[m.point],
+                status: "playing",
+                to_move: m.to_move,
+            };
+            return self.update(now, &update, script);
+        }
         let Ok(m) = serde_json::from_str::<Incoming>(text) else {
             self.totals.error("unreadable message");
             return false;
         };
         match m.kind {
-            "state" => {}
+            "state" => self.totals.states.fetch_add(1, Ordering::Relaxed),
             "error" => {
                 self.totals.error(format!("error {}", m.code));
                 return false;
             }
             _ => return false,
+        };
+        if let Some(p) = self.player.as_mut() {
+            p.color = match m.seats.get(p.seat).and_then(|s| s.as_ref()) {
+                Some(SeatColor { color: "black" }) => Some("black"),
+                Some(SeatColor { color: "white" }) => Some("white"),
+                _ => None,
+            };
         }
+        let update = Update {
+            game: m.game,
+            first: 0,
+            moves: &m.moves,
+            status: m.status,
+            to_move: m.to_move,
+        };
+        self.update(now, &update, script)
+    }
+
+    /// Checks the moves of one update against what was sent, and records
+    /// their latencies; returns whether the player should ask for a
+    /// rematch.
+    fn update(&mut self, now: Instant, m: &Update, script: &[String]) -> bool {
         let log = lock(&self.log);
         if m.game < self.game {
             self.totals.reordered.fetch_add(1, Ordering::Relaxed);
@@ -677,9 +803,17 @@ impl Receiver {
             self.totals.lost.fetch_add(missed as u64, Ordering::Relaxed);
             (self.game, self.seen) = (m.game, 0);
         }
-        let n = m.moves.len();
+        let n = m.first + m.moves.len();
         if n < self.seen {
             self.totals.reordered.fetch_add(1, Ordering::Relaxed);
+        }
+        if m.first > self.seen {
+            // A moved past a move never seen: those are lost.
+            let skipped = m.first - self.seen;
+            self.totals
+                .lost
+                .fetch_add(skipped as u64, Ordering::Relaxed);
+            self.seen = m.first;
         }
         if n > self.seen + 1 {
             self.totals.gaps.fetch_add(1, Ordering::Relaxed);
@@ -687,7 +821,8 @@ impl Receiver {
         let sent = log.sent(m.game);
         for i in self.seen..n {
             let at = sent.and_then(|s| s.get(i));
-            let Some(&at) = at.filter(|_| script.get(i).is_some_and(|p| p == m.moves[i])) else {
+            let point = m.moves[i - m.first];
+            let Some(&at) = at.filter(|_| script.get(i).is_some_and(|p| p == point)) else {
                 self.totals.reordered.fetch_add(1, Ordering::Relaxed);
                 continue;
             };
@@ -697,12 +832,7 @@ impl Receiver {
                 None => {
                     let _ = lock(&self.totals.spectator).record(us);
                 }
-                Some(p)
-                    if m.seats
-                        .get(p.seat)
-                        .and_then(|s| s.as_ref())
-                        .is_some_and(|s| s.color != mover) =>
-                {
+                Some(p) if p.color.is_some_and(|c| c != mover) => {
                     let _ = lock(&self.totals.opponent).record(us);
                 }
                 Some(_) => {}
@@ -710,7 +840,7 @@ impl Receiver {
         }
         self.seen = self.seen.max(n);
         match self.player.as_mut() {
-            Some(p) => p.plan(&m, &log),
+            Some(p) => p.plan(m, &log),
             None => false,
         }
     }
@@ -724,6 +854,10 @@ struct Report {
     played: Duration,
     setup_time: Duration,
     rss: (Option<u64>, Option<u64>, Option<u64>),
+    /// Cores used while playing by the server and by this generator.
+    cpu: (Option<f64>, Option<f64>),
+    /// The load average when the play started and when it stopped.
+    load: (Option<f64>, Option<f64>),
     totals: Totals,
 }
 
@@ -782,12 +916,27 @@ impl std::fmt::Display for Report {
             t.reordered.load(Ordering::Relaxed),
             t.gaps.load(Ordering::Relaxed)
         )?;
+        writeln!(
+            f,
+            "  received {} moved messages and {} complete states",
+            t.moveds.load(Ordering::Relaxed),
+            t.states.load(Ordering::Relaxed)
+        )?;
         let errors = lock(&t.errors);
         if errors.is_empty() {
             writeln!(f, "  errors: none")?;
         } else {
             let list: Vec<String> = errors.iter().map(|(k, v)| format!("{k} x{v}")).collect();
             writeln!(f, "  errors: {}", list.join(", "))?;
+        }
+        if let ((Some(server), Some(generator)), (Some(before), Some(after))) =
+            (self.cpu, self.load)
+        {
+            writeln!(
+                f,
+                "  CPU while playing: server {server:.2} cores, generator {generator:.2} cores; \
+                 load average {before:.2} at the start, {after:.2} at the end"
+            )?;
         }
         if let (Some(before), Some(idle), Some(peak)) = self.rss {
             let per = |kib: u64| kib.saturating_sub(before) as f64 / connections as f64;

@@ -41,4 +41,25 @@ fn a_small_load_loses_and_reorders_nothing() {
         assert!(!line.contains("(0 samples)"), "{line}");
     }
     assert!(stdout.contains("KiB per connection"), "{stdout}");
+    assert!(stdout.contains("CPU while playing: server"), "{stdout}");
+    // Protocol version 2: moves arrive as `moved`, states only around them
+    // (joins, game ends, rematches).
+    let count = |what: &str| -> u64 {
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(" moved messages and "))
+            .unwrap();
+        let at = line.find(what).unwrap();
+        line[..at]
+            .trim_end()
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        count(" moved messages") > count(" complete states"),
+        "{stdout}"
+    );
 }

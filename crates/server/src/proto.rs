@@ -8,8 +8,11 @@
 use omok::clock::TimeControl;
 use serde::{Deserialize, Serialize};
 
-/// The protocol version this server speaks.
-pub const VERSION: u32 = 1;
+/// The newest protocol version this server speaks: 2 adds `moved`.
+pub const VERSION: u32 = 2;
+
+/// The oldest version still spoken (complete states only).
+pub const OLDEST_VERSION: u32 = 1;
 
 /// Longest message accepted, in bytes.
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024;

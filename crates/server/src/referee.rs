@@ -89,7 +89,7 @@ async fn serve(shared: Arc<Shared>, stream: TcpStream, id: u64) {
     let (sink, mut queue) = mpsc::channel(CLIENT_QUEUE);
     let enter = RoomCmd::Enter {
         from: id,
-        sink,
+        sink: sink.into(),
         input: Input::Frame(frame),
     };
     if room.send(enter).await.is_err() {

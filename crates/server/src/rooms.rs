@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use axum::extract::ws::Utf8Bytes;
-use omok::room::{ClientId, Input, Output, Room, RoomConfig, SeatView, Snapshot};
+use omok::room::{ClientId, ClockView, Input, Output, Room, RoomConfig, SeatView, Snapshot};
 use rand::Rng;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -38,8 +38,33 @@ pub enum Outgoing {
     Close,
 }
 
-/// The sending half of a connection's queue.
-pub type Sink = mpsc::Sender<Outgoing>;
+/// The sending half of a connection's queue, and what the connection
+/// understands.
+#[derive(Debug, Clone)]
+pub struct Sink {
+    tx: mpsc::Sender<Outgoing>,
+    moved: bool,
+}
+
+impl Sink {
+    /// A sink for a connection; `moved`: it spoke version 2 in `hello` and
+    /// takes `moved` messages in place of most states.
+    pub fn new(tx: mpsc::Sender<Outgoing>, moved: bool) -> Sink {
+        Sink { tx, moved }
+    }
+
+    /// Queues a message without waiting.
+    pub fn try_send(&self, msg: Outgoing) -> Result<(), mpsc::error::TrySendError<Outgoing>> {
+        self.tx.try_send(msg)
+    }
+}
+
+/// A connection that takes complete states only (the referee port).
+impl From<mpsc::Sender<Outgoing>> for Sink {
+    fn from(tx: mpsc::Sender<Outgoing>) -> Sink {
+        Sink::new(tx, false)
+    }
+}
 
 /// A command for a room task.
 pub enum RoomCmd {
@@ -104,6 +129,18 @@ pub struct RoomInfo {
     private: bool,
     #[serde(skip)]
     created: u64,
+}
+
+impl RoomInfo {
+    /// Whether this view still shows a room whose snapshot is `s`.
+    fn shows(&self, s: &Snapshot, waiting_for_program: bool) -> bool {
+        self.rule == s.rule
+            && self.time_control == s.time_control
+            && self.seats == s.seats
+            && self.status == s.status
+            && self.spectators == s.spectators
+            && self.waiting_for_program == waiting_for_program
+    }
 }
 
 /// What the lobby shows of a room of either game.
@@ -254,6 +291,7 @@ impl Registry {
             room,
             registry: Arc::clone(self),
             members: HashMap::new(),
+            sent: None,
             pending_engine: engine,
             seated: Seated::default(),
             started_unix_ms: unix_ms(),
@@ -382,13 +420,77 @@ struct StateMsg<'a> {
     snapshot: &'a Snapshot,
 }
 
+/// The `moved` message (protocol version 2): the one move a state adds to
+/// the last one sent, with the fields a move changes.
+#[derive(Serialize)]
+struct MovedMsg<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    room: &'a str,
+    game: u32,
+    seq: usize,
+    point: &'a str,
+    to_move: Option<&'static str>,
+    forbidden: &'a [String],
+    clock: &'a ClockView,
+}
+
+/// The move `next` adds to `prev` when nothing else changed but what a
+/// `moved` message carries (side to move, forbidden points, clocks);
+/// `None` when a complete state is needed.
+fn added_move<'a>(prev: &Snapshot, next: &'a Snapshot) -> Option<&'a str> {
+    // Every field is named, so that a field added to the snapshot must be
+    // decided on here.
+    let Snapshot {
+        rule,
+        time_control,
+        seats,
+        open_to_programs,
+        spectators,
+        status,
+        game,
+        moves,
+        to_move: _,
+        forbidden: _,
+        clock: _,
+        draw_offer,
+        takeback_request,
+        rematch,
+        result,
+    } = next;
+    let (last, before) = moves.split_last()?;
+    let same = *rule == prev.rule
+        && *time_control == prev.time_control
+        && *seats == prev.seats
+        && *open_to_programs == prev.open_to_programs
+        && *spectators == prev.spectators
+        && *status == prev.status
+        && *game == prev.game
+        && *draw_offer == prev.draw_offer
+        && *takeback_request == prev.takeback_request
+        && *rematch == prev.rematch
+        && *result == prev.result
+        && before == prev.moves.as_slice();
+    same.then_some(last.as_str())
+}
+
+/// A connection in the room.
+struct Member {
+    sink: Sink,
+    /// Whether it has had a complete state since it entered (a `moved`
+    /// only makes sense after one).
+    has_state: bool,
+}
+
 struct RoomTask {
     id: String,
     /// What the lobby was last given of this room.
     listed: Option<RoomInfo>,
     room: Room,
     registry: Arc<Registry>,
-    members: HashMap<ClientId, Sink>,
+    members: HashMap<ClientId, Member>,
+    /// The last state broadcast: every member with `has_state` has it.
+    sent: Option<Box<Snapshot>>,
     pending_engine: Option<(String, u8)>,
     seated: Seated,
     started_unix_ms: u64,
@@ -445,7 +547,8 @@ impl RoomTask {
         let now = Instant::now().into_std();
         match cmd {
             RoomCmd::Enter { from, sink, input } => {
-                self.members.insert(from, sink);
+                let has_state = false;
+                self.members.insert(from, Member { sink, has_state });
                 self.room.handle(from, input, now);
             }
             RoomCmd::Input { from, input } => {
@@ -468,7 +571,7 @@ impl RoomTask {
                     .filter_map(|m| m.parse().ok())
                     .collect();
                 let rule = self.room.config().rule;
-                let sink = self.members.get(&from).cloned()?;
+                let sink = self.members.get(&from)?.sink.clone();
                 tokio::spawn(async move {
                     let text = match engines::analyse(rule, moves).await {
                         Some(a) => serde_json::json!({"type": "analysis", "analysis": a}),
@@ -550,37 +653,85 @@ impl RoomTask {
             }
         }
         if let Some(snapshot) = last_state {
-            let info = info(
-                &self.id,
-                &snapshot,
-                &self.room,
-                self.private,
-                self.referee,
-                0,
-            );
             // The registry is one lock for every room: taken only when what
-            // the lobby shows changed, not on every move.
-            if self.listed.as_ref() != Some(&info) {
+            // the lobby shows changed, not on every move (nor is the view
+            // built then).
+            let program = self.room.wants_program();
+            if !self
+                .listed
+                .as_ref()
+                .is_some_and(|l| l.shows(&snapshot, program))
+            {
+                let info = info(
+                    &self.id,
+                    &snapshot,
+                    &self.room,
+                    self.private,
+                    self.referee,
+                    0,
+                );
                 self.registry.update(&self.id, Listing::Omok(info.clone()));
                 self.listed = Some(info);
             }
-            // Serialised once; every member's queue shares the bytes.
-            let msg = StateMsg {
-                kind: "state",
-                room: &self.id,
-                snapshot: &snapshot,
-            };
-            match serde_json::to_string(&msg) {
-                Ok(text) => self.broadcast(text.into()),
-                Err(e) => tracing::error!("state not serialised: {e}"),
-            }
+            self.send_state(&snapshot);
+            self.sent = Some(snapshot);
         }
         true
     }
 
+    /// Sends `snapshot` to every member: a `moved` to those that take it
+    /// when one move is all that changed, else the complete state. Each
+    /// text is serialised once, and only if someone needs it; every
+    /// member's queue shares the bytes.
+    fn send_state(&mut self, snapshot: &Snapshot) {
+        let moved = self
+            .sent
+            .as_deref()
+            .and_then(|prev| added_move(prev, snapshot))
+            .and_then(|point| {
+                serialise(&MovedMsg {
+                    kind: "moved",
+                    room: &self.id,
+                    game: snapshot.game,
+                    seq: snapshot.moves.len() - 1,
+                    point,
+                    to_move: snapshot.to_move,
+                    forbidden: &snapshot.forbidden,
+                    clock: &snapshot.clock,
+                })
+            });
+        let mut full: Option<Utf8Bytes> = None;
+        let id = &self.id;
+        self.members.retain(|_, member| {
+            let text = match &moved {
+                Some(moved) if member.has_state && member.sink.moved => moved.clone(),
+                _ => {
+                    let full = match &full {
+                        Some(text) => text.clone(),
+                        None => {
+                            let msg = StateMsg {
+                                kind: "state",
+                                room: id,
+                                snapshot,
+                            };
+                            let Some(text) = serialise(&msg) else {
+                                return true;
+                            };
+                            full.insert(text).clone()
+                        }
+                    };
+                    member.has_state = true;
+                    full
+                }
+            };
+            // As in `send`: a connection that cannot keep up loses its place.
+            member.sink.try_send(Outgoing::Text(text)).is_ok()
+        });
+    }
+
     fn send(&mut self, to: ClientId, msg: Outgoing) {
-        if let Some(sink) = self.members.get(&to)
-            && sink.try_send(msg).is_err()
+        if let Some(member) = self.members.get(&to)
+            && member.sink.try_send(msg).is_err()
         {
             // A connection that cannot keep up (or is gone) loses its
             // place rather than slowing the room; a snapshot carries the
@@ -590,9 +741,18 @@ impl RoomTask {
     }
 
     fn broadcast(&mut self, text: Utf8Bytes) {
-        let ids: Vec<ClientId> = self.members.keys().copied().collect();
-        for id in ids {
-            self.send(id, Outgoing::Text(text.clone()));
+        self.members
+            .retain(|_, member| member.sink.try_send(Outgoing::Text(text.clone())).is_ok());
+    }
+}
+
+/// A message as JSON text; `None` (logged) if it cannot be.
+fn serialise(msg: &impl Serialize) -> Option<Utf8Bytes> {
+    match serde_json::to_string(msg) {
+        Ok(text) => Some(text.into()),
+        Err(e) => {
+            tracing::error!("message not serialised: {e}");
+            None
         }
     }
 }
@@ -610,4 +770,64 @@ pub fn too_many_rooms() -> String {
         ErrorCode::TooManyRooms.name(),
         "the server has as many rooms as it allows; try again later",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(moves: &[&str]) -> Snapshot {
+        let to_move = if moves.len().is_multiple_of(2) {
+            "black"
+        } else {
+            "white"
+        };
+        Snapshot {
+            rule: "renju",
+            time_control: omok::clock::TimeControl::None,
+            seats: [None, None],
+            open_to_programs: false,
+            spectators: 1,
+            status: "playing",
+            game: 1,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            to_move: Some(to_move),
+            forbidden: Vec::new(),
+            clock: ClockView {
+                black_ms: None,
+                white_ms: None,
+                running: Some(to_move),
+            },
+            draw_offer: None,
+            takeback_request: None,
+            rematch: Vec::new(),
+            result: None,
+        }
+    }
+
+    #[test]
+    fn a_moved_is_only_one_move_on_the_same_game() {
+        let prev = snapshot(&["h8"]);
+        let mut next = snapshot(&["h8", "i9"]);
+        next.forbidden = vec!["g7".into()];
+        assert_eq!(added_move(&prev, &next), Some("i9"));
+        // Not one move more: nothing, two moves, or a different line.
+        assert_eq!(added_move(&prev, &snapshot(&["h8"])), None);
+        assert_eq!(added_move(&prev, &snapshot(&["h8", "i9", "j9"])), None);
+        assert_eq!(added_move(&prev, &snapshot(&["j9", "i9"])), None);
+        assert_eq!(added_move(&snapshot(&[]), &snapshot(&[])), None);
+        // One move more, but something else changed too.
+        let changed: [fn(&mut Snapshot); 5] = [
+            |s| s.game = 2,
+            |s| s.draw_offer = Some("black"),
+            |s| s.spectators = 2,
+            |s| s.status = "over",
+            |s| s.rematch = vec!["white"],
+        ];
+        for change in changed {
+            let mut next = snapshot(&["h8", "i9"]);
+            change(&mut next);
+            assert_eq!(added_move(&prev, &next), None);
+        }
+    }
 }

@@ -19,7 +19,7 @@ use crate::bingo_room::{Action, CreateBingo};
 use crate::engines::{BUILT_IN, MAX_LEVEL};
 use crate::proto::{
     self, ClientMsg, ColorChoice, Create, CreateRoom, ErrorCode, MAX_CHAT_CHARS, MAX_NAME_CHARS,
-    Opponent, VERSION,
+    OLDEST_VERSION, Opponent, VERSION,
 };
 use crate::rooms::{CLIENT_QUEUE, Outgoing, RoomCmd, Sink};
 
@@ -39,7 +39,9 @@ const HELLO_WITHIN: Duration = Duration::from_secs(10);
 struct Conn {
     shared: Arc<Shared>,
     id: ClientId,
-    sink: Sink,
+    sink: mpsc::Sender<Outgoing>,
+    /// Whether the client speaks version 2 (it takes `moved`).
+    moved: bool,
     cookie_token: Option<String>,
     hello: Option<(String, String)>,
     room: Option<mpsc::Sender<RoomCmd>>,
@@ -66,6 +68,7 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
         shared,
         id,
         sink,
+        moved: false,
         cookie_token,
         hello: None,
         room: None,
@@ -205,7 +208,7 @@ impl Conn {
             Ok(m) => m,
             Err(e) => return err(ErrorCode::BadMessage, &e.to_string()),
         };
-        let Some((name, token)) = self.hello.clone() else {
+        let Some((name, token)) = &self.hello else {
             return self.hello(msg);
         };
         match msg {
@@ -217,7 +220,11 @@ impl Conn {
             }
             ClientMsg::Create(Create::Omok(c)) => self.create(c),
             ClientMsg::Create(Create::Bingo(c)) => self.create_bingo(c),
-            ClientMsg::Join { room, play } => self.join(&room, name, token, play).await,
+            ClientMsg::Join { room, play } => {
+                // Cloned for joins only, not for every move.
+                let (name, token) = (name.clone(), token.clone());
+                self.join(&room, name, token, play).await
+            }
             ClientMsg::Leave => {
                 let refused = self.forward(Input::Leave);
                 self.room = None;
@@ -278,9 +285,10 @@ impl Conn {
         else {
             return err(ErrorCode::HelloFirst, "say hello first");
         };
-        if version != VERSION {
-            return err(ErrorCode::Version, "this server speaks version 1");
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
+            return err(ErrorCode::Version, "this server speaks versions 1 and 2");
         }
+        self.moved = version >= 2;
         let name = proto::clean_text(name.as_deref().unwrap_or(""), MAX_NAME_CHARS);
         let name = if name.is_empty() {
             "guest".to_owned()
@@ -302,7 +310,7 @@ impl Conn {
         Some(
             serde_json::json!({
                 "type": "welcome",
-                "version": VERSION,
+                "version": version,
                 "name": name,
                 "token": shown,
                 "referee": {
@@ -402,7 +410,8 @@ impl Conn {
                 "no room by that id (it may have closed)",
             );
         };
-        if let Some(old) = self.room.take() {
+        // Joining the room again (to get a complete state) is no leave.
+        if let Some(old) = self.room.take().filter(|old| !old.same_channel(&tx)) {
             let _ = old
                 .send(RoomCmd::Input {
                     from: self.id,
@@ -412,7 +421,7 @@ impl Conn {
         }
         let cmd = RoomCmd::Enter {
             from: self.id,
-            sink: self.sink.clone(),
+            sink: Sink::new(self.sink.clone(), self.moved),
             input: Input::Join { name, token, play },
         };
         if tx.try_send(cmd).is_err() {

@@ -372,3 +372,105 @@ async fn the_games_list_refuses_unknown_filter_values() {
         assert!(answer.ends_with("[]"), "{query}: {answer}");
     }
 }
+
+/// Says hello in protocol version 2 (which takes `moved`).
+async fn hello_v2(http: &str, name: &str) -> Ws {
+    let mut ws = connect(http).await;
+    send(
+        &mut ws,
+        json!({"type": "hello", "version": 2, "name": name}),
+    )
+    .await;
+    assert_eq!(next(&mut ws, "welcome").await["version"], 2);
+    ws
+}
+
+/// The next `state` or `moved`.
+async fn next_update(ws: &mut Ws) -> Value {
+    support::ws::next_where(ws, |v| v["type"] == "state" || v["type"] == "moved").await
+}
+
+#[tokio::test]
+async fn version_2_gets_moved_for_moves_and_states_otherwise_while_version_1_gets_states() {
+    let s = start(Config::default()).await;
+    let mut a = hello_v2(&s.http, "ann").await;
+    let room = create(
+        &mut a,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black",
+               "clock": {"kind": "per_game", "base_ms": 600000, "increment_ms": 0}}),
+    )
+    .await;
+    send(&mut a, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut a, "you").await["seat"], 0);
+    let (mut b, welcome) = hello(&s.http, "bob").await;
+    assert_eq!(welcome["version"], 1);
+    send(&mut b, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut b, "you").await["seat"], 1);
+    let mut w2 = hello_v2(&s.http, "new").await;
+    send(
+        &mut w2,
+        json!({"type": "join", "room": room, "play": false}),
+    )
+    .await;
+    let (mut w1, _) = hello(&s.http, "old").await;
+    send(
+        &mut w1,
+        json!({"type": "join", "room": room, "play": false}),
+    )
+    .await;
+    // Everyone's first update is complete; the second watcher's arrival is
+    // a state for all, the first watcher included.
+    assert_eq!(next_update(&mut w2).await["type"], "state");
+    let st = next_update(&mut w2).await;
+    assert_eq!(
+        (st["type"].as_str(), st["spectators"].as_u64()),
+        (Some("state"), Some(2))
+    );
+    state_with(&mut w1, 0).await;
+
+    let moves = ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"];
+    for (i, m) in moves.iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut a } else { &mut b };
+        send(mover, json!({"type": "move", "point": m})).await;
+        let old = next(&mut w1, "state").await;
+        assert_eq!(old["moves"].as_array().unwrap().len(), i + 1);
+        let up = next_update(&mut w2).await;
+        if i + 1 < moves.len() {
+            assert_eq!(up["type"], "moved", "{up}");
+            assert_eq!(
+                (up["room"].as_str(), up["game"].as_u64()),
+                (Some(&*room), Some(1))
+            );
+            assert_eq!(
+                (up["seq"].as_u64(), up["point"].as_str()),
+                (Some(i as u64), Some(*m))
+            );
+            // The fields a move changes are those of the complete state.
+            for field in ["to_move", "forbidden", "clock"] {
+                assert_eq!(up[field], old[field], "{field}");
+            }
+            assert_eq!(up.as_object().unwrap().len(), 8, "{up}");
+        } else {
+            // The five ends the game: the result needs a complete state.
+            assert_eq!(up["type"], "state");
+            assert_eq!(
+                (up["status"].as_str(), &up["moves"]),
+                (Some("over"), &old["moves"])
+            );
+        }
+        if i == 3 {
+            // Black's forbidden points come with black's turn.
+            assert!(up["forbidden"].is_array());
+            // Joining the same room again is how a client asks for a
+            // complete state; it does not leave the seat.
+            send(&mut a, json!({"type": "join", "room": room})).await;
+            assert_eq!(next(&mut a, "you").await["seat"], 0);
+            let full = next_update(&mut a).await;
+            assert_eq!(full["type"], "state");
+            assert_eq!(full["moves"].as_array().unwrap().len(), 4);
+            assert_eq!(full["seats"][0]["connected"], true);
+            assert_eq!(next_update(&mut w2).await["type"], "state");
+            state_with(&mut w1, 4).await;
+        }
+    }
+}

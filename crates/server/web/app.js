@@ -6,7 +6,7 @@ import { createBoard, drawBoard, lineThrough } from "/assets/board.js";
 import { bingoCreatePanel, bingoReplay, bingoRoomPage, bingoRow } from "/assets/bingo.js";
 
 const main = document.getElementById("main");
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2; // 2: moves arrive as `moved` (docs/web-protocol.md)
 
 function h(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -340,6 +340,13 @@ function roomPage(id) {
   conn.on((msg) => {
     if (msg.type === "state" && msg.room === id && msg.game === "bingo") { location.replace(`/b/${id}${location.search}`); return; }
     if (msg.type === "state" && msg.room === id) { state = msg; received = performance.now(); render(); }
+    else if (msg.type === "moved" && msg.room === id) {
+      // One move on top of the last state; one that does not fit asks for a complete state.
+      if (state && msg.game === state.game && msg.seq === state.moves.length) {
+        state = { ...state, moves: [...state.moves, msg.point], to_move: msg.to_move, forbidden: msg.forbidden, clock: msg.clock };
+        received = performance.now(); render();
+      } else conn.send({ type: "join", room: id, play: !watchOnly });
+    }
     else if (msg.type === "you" && msg.room === id) { mySeat = msg.seat; render(); }
     else if (msg.type === "chat") {
       chatLog.append(h("div", { class: "chat-line" }, h("span", { class: "from" }, msg.from), ": ", h("span", { class: "text" }, msg.text)));
