@@ -32,6 +32,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 pub mod bingo_room;
 mod bingo_task;
 pub mod engines;
+mod host;
 pub mod proto;
 pub mod records;
 mod referee;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::time::{Instant as StdInstant, SystemTime};
 
 use axum::extract::ws::Utf8Bytes;
 use omok::room::{ClientId, ClockView, Input, Output, Room, RoomConfig, SeatView, Snapshot};
@@ -12,9 +12,10 @@ use rand::Rng;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
-use tracing::Instrument;
 
+use crate::bingo_room::Action;
 use crate::engines::{self, EngineSet, Seated};
+use crate::host::{self, Host, HostedRoom};
 use crate::proto::{self, ErrorCode};
 use crate::records::{self, Records};
 
@@ -94,7 +95,7 @@ pub enum RoomCmd {
         /// The connection.
         from: ClientId,
         /// What it asks.
-        action: crate::bingo_room::Action,
+        action: Action,
     },
     /// The server is stopping: end the game in progress (recorded, everyone
     /// told), then close the room; `done` is dropped once that is done.
@@ -285,12 +286,9 @@ impl Registry {
             0,
         );
         self.insert(&id, tx.clone(), Listing::Omok(info))?;
-        let task = RoomTask {
-            id: id.clone(),
+        let hosted = OmokHosted {
             listed: None,
             room,
-            registry: Arc::clone(self),
-            members: HashMap::new(),
             sent: None,
             pending_engine: engine,
             seated: Seated::default(),
@@ -299,7 +297,7 @@ impl Registry {
             referee,
         };
         let span = tracing::info_span!("room", id = %id);
-        tokio::spawn(task.run(rx).instrument(span));
+        host::spawn(self, id.clone(), hosted, rx, span);
         Ok((id, tx))
     }
 
@@ -474,21 +472,12 @@ fn added_move<'a>(prev: &Snapshot, next: &'a Snapshot) -> Option<&'a str> {
     same.then_some(last.as_str())
 }
 
-/// A connection in the room.
-struct Member {
-    sink: Sink,
-    /// Whether it has had a complete state since it entered (a `moved`
-    /// only makes sense after one).
-    has_state: bool,
-}
-
-struct RoomTask {
-    id: String,
+/// An Omok room as its task hosts it: the [`Room`], and what only Omok
+/// has around it (engines, analysis, the moves-only fan-out).
+struct OmokHosted {
     /// What the lobby was last given of this room.
     listed: Option<RoomInfo>,
     room: Room,
-    registry: Arc<Registry>,
-    members: HashMap<ClientId, Member>,
     /// The last state broadcast: every member with `has_state` has it.
     sent: Option<Box<Snapshot>>,
     pending_engine: Option<(String, u8)>,
@@ -502,94 +491,70 @@ struct RoomTask {
 /// key, and the move or why there is none.
 type EngineAnswer = ((u32, usize), Result<renju::Point, String>);
 
-impl RoomTask {
-    async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
-        let (engine_tx, mut engine_rx) = mpsc::channel::<EngineAnswer>(4);
-        loop {
-            let deadline = self.room.poll_timeout().map(Instant::from_std);
-            tokio::select! {
-                cmd = rx.recv() => {
-                    let Some(cmd) = cmd else { break };
-                    if let Some(done) = self.command(cmd) {
-                        self.outputs(&engine_tx).await;
-                        drop(done);
-                        break;
-                    }
-                }
-                Some((key, answer)) = engine_rx.recv() => {
-                    let now = Instant::now().into_std();
-                    match answer {
-                        Ok(point) => self.room.engine_moved(key, point, now),
-                        Err(why) => {
-                            // Said in the room, so nobody waits for a move
-                            // that will not come; the engine is then gone.
-                            let why = proto::clean_text(&why, MAX_ERROR_CHARS);
-                            self.broadcast(proto::error(ErrorCode::EngineFailed.name(), &why).into());
-                            self.room.engine_failed(key, now);
-                        }
-                    }
-                }
-                () = sleep_until(deadline) => {
-                    self.room.handle_timeout(Instant::now().into_std());
-                }
-            }
-            if !self.outputs(&engine_tx).await {
-                break;
-            }
-        }
-        self.registry.remove(&self.id);
-        tracing::debug!("room closed");
+impl HostedRoom for OmokHosted {
+    type Event = EngineAnswer;
+
+    fn input(&mut self, _: &mut Host<EngineAnswer>, from: ClientId, input: Input, now: StdInstant) {
+        self.room.handle(from, input, now);
     }
 
-    /// Feeds one command to the room; returns the shutdown's `done` once
-    /// the room must close.
-    fn command(&mut self, cmd: RoomCmd) -> Option<oneshot::Sender<()>> {
-        let now = Instant::now().into_std();
-        match cmd {
-            RoomCmd::Enter { from, sink, input } => {
-                let has_state = false;
-                self.members.insert(from, Member { sink, has_state });
-                self.room.handle(from, input, now);
-            }
-            RoomCmd::Input { from, input } => {
-                let leaving = input == Input::Leave;
-                self.room.handle(from, input, now);
-                if leaving {
-                    self.members.remove(&from);
-                }
-            }
-            RoomCmd::Shutdown { done } => {
-                self.room.shutdown(now);
-                return Some(done);
-            }
-            RoomCmd::Analyse { from } => {
-                let moves: Vec<renju::Point> = self
-                    .room
-                    .snapshot(now)
-                    .moves
-                    .iter()
-                    .filter_map(|m| m.parse().ok())
-                    .collect();
-                let rule = self.room.config().rule;
-                let sink = self.members.get(&from)?.sink.clone();
-                tokio::spawn(async move {
-                    let text = match engines::analyse(rule, moves).await {
-                        Some(a) => serde_json::json!({"type": "analysis", "analysis": a}),
-                        None => serde_json::json!({"type": "analysis", "analysis": null}),
-                    };
-                    let _ = sink.try_send(Outgoing::Text(text.to_string().into()));
-                });
-            }
-            RoomCmd::Bingo { from, .. } => {
-                let refusal = proto::error(ErrorCode::BadMessage.name(), "this is an Omok room");
-                self.send(from, Outgoing::Text(refusal.into()));
-            }
-        }
-        None
+    fn analyse(&mut self, host: &mut Host<EngineAnswer>, from: ClientId, now: StdInstant) {
+        let Some(member) = host.members.get(&from) else {
+            return;
+        };
+        let sink = member.sink.clone();
+        let moves: Vec<renju::Point> = self
+            .room
+            .snapshot(now)
+            .moves
+            .iter()
+            .filter_map(|m| m.parse().ok())
+            .collect();
+        let rule = self.room.config().rule;
+        tokio::spawn(async move {
+            let text = match engines::analyse(rule, moves).await {
+                Some(a) => serde_json::json!({"type": "analysis", "analysis": a}),
+                None => serde_json::json!({"type": "analysis", "analysis": null}),
+            };
+            let _ = sink.try_send(Outgoing::Text(text.to_string().into()));
+        });
     }
 
-    /// Carries out the room's outputs; `false` once the room closed.
-    async fn outputs(&mut self, engine_tx: &mpsc::Sender<EngineAnswer>) -> bool {
+    fn bingo(&mut self, host: &mut Host<EngineAnswer>, from: ClientId, _: Action, _: StdInstant) {
+        host.refuse(from, ErrorCode::BadMessage.name(), "this is an Omok room");
+    }
+
+    fn event(
+        &mut self,
+        host: &mut Host<EngineAnswer>,
+        (key, answer): EngineAnswer,
+        now: StdInstant,
+    ) {
+        match answer {
+            Ok(point) => self.room.engine_moved(key, point, now),
+            Err(why) => {
+                // Said in the room, so nobody waits for a move that will
+                // not come; the engine is then gone.
+                let why = proto::clean_text(&why, MAX_ERROR_CHARS);
+                host.broadcast(proto::error(ErrorCode::EngineFailed.name(), &why).into());
+                self.room.engine_failed(key, now);
+            }
+        }
+    }
+
+    fn shutdown(&mut self, now: StdInstant) {
+        self.room.shutdown(now);
+    }
+
+    fn poll_timeout(&self) -> Option<StdInstant> {
+        self.room.poll_timeout()
+    }
+
+    fn handle_timeout(&mut self, now: StdInstant) {
+        self.room.handle_timeout(now);
+    }
+
+    async fn outputs(&mut self, host: &mut Host<EngineAnswer>) -> bool {
         let mut last_state = None;
         while let Some(output) = self.room.poll_output() {
             match output {
@@ -602,26 +567,17 @@ impl RoomTask {
                             Instant::now().into_std(),
                         );
                     }
-                    let msg = serde_json::json!({"type": "you", "room": self.id, "seat": seat});
-                    self.send(to, Outgoing::Text(msg.to_string().into()));
+                    host.you(to, seat);
                 }
-                Output::Chat { from, text } => {
-                    let msg = serde_json::json!({"type": "chat", "from": from, "text": text});
-                    self.broadcast(msg.to_string().into());
-                }
-                Output::Refused { to, why } => {
-                    self.send(
-                        to,
-                        Outgoing::Text(proto::error(why.code(), &why.to_string()).into()),
-                    );
-                }
-                Output::Frame { to, frame } => self.send(to, Outgoing::Frame(frame)),
+                Output::Chat { from, text } => host.chat(&from, &text),
+                Output::Refused { to, why } => host.refuse(to, why.code(), &why.to_string()),
+                Output::Frame { to, frame } => host.send(to, Outgoing::Frame(frame)),
                 Output::Close(to) => {
-                    self.send(to, Outgoing::Close);
-                    self.members.remove(&to);
+                    host.send(to, Outgoing::Close);
+                    host.members.remove(&to);
                 }
                 Output::EngineTurn(turn) => {
-                    let (set, tx) = (self.registry.engines.clone(), engine_tx.clone());
+                    let (set, tx) = (host.registry.engines.clone(), host.events.clone());
                     let seated = self.seated.clone();
                     // The room keeps serving (chat, clocks) while it thinks.
                     tokio::spawn(async move {
@@ -639,11 +595,11 @@ impl RoomTask {
                     });
                 }
                 Output::Finished(finished) => {
-                    let name = format!("{}-{}", self.id, finished.game);
+                    let name = format!("{}-{}", host.id, finished.game);
                     let record = records::record(name.clone(), &finished, self.started_unix_ms);
                     // Durable before anyone is told: the outputs after this
                     // one carry the result.
-                    match self.registry.records.save(&record).await {
+                    match host.registry.records.save(&record).await {
                         Ok(id) => tracing::info!(game = %id, "recorded"),
                         Err(e) => tracing::error!(game = %name, "record not written: {e}"),
                     }
@@ -663,27 +619,28 @@ impl RoomTask {
                 .is_some_and(|l| l.shows(&snapshot, program))
             {
                 let info = info(
-                    &self.id,
+                    &host.id,
                     &snapshot,
                     &self.room,
                     self.private,
                     self.referee,
                     0,
                 );
-                self.registry.update(&self.id, Listing::Omok(info.clone()));
+                host.registry.update(&host.id, Listing::Omok(info.clone()));
                 self.listed = Some(info);
             }
-            self.send_state(&snapshot);
+            self.send_state(host, &snapshot);
             self.sent = Some(snapshot);
         }
         true
     }
+}
 
+impl OmokHosted {
     /// Sends `snapshot` to every member: a `moved` to those that take it
     /// when one move is all that changed, else the complete state. Each
-    /// text is serialised once, and only if someone needs it; every
-    /// member's queue shares the bytes.
-    fn send_state(&mut self, snapshot: &Snapshot) {
+    /// text is serialised once, and only if someone needs it.
+    fn send_state(&self, host: &mut Host<EngineAnswer>, snapshot: &Snapshot) {
         let moved = self
             .sent
             .as_deref()
@@ -691,7 +648,7 @@ impl RoomTask {
             .and_then(|point| {
                 serialise(&MovedMsg {
                     kind: "moved",
-                    room: &self.id,
+                    room: &host.id,
                     game: snapshot.game,
                     seq: snapshot.moves.len() - 1,
                     point,
@@ -700,49 +657,22 @@ impl RoomTask {
                     clock: &snapshot.clock,
                 })
             });
-        let mut full: Option<Utf8Bytes> = None;
-        let id = &self.id;
-        self.members.retain(|_, member| {
-            let text = match &moved {
-                Some(moved) if member.has_state && member.sink.moved => moved.clone(),
-                _ => {
-                    let full = match &full {
-                        Some(text) => text.clone(),
-                        None => {
-                            let msg = StateMsg {
-                                kind: "state",
-                                room: id,
-                                snapshot,
-                            };
-                            let Some(text) = serialise(&msg) else {
-                                return true;
-                            };
-                            full.insert(text).clone()
-                        }
-                    };
-                    member.has_state = true;
-                    full
+        let id = host.id.clone();
+        host.fan_out(
+            |_, member| Some(moved.is_some() && member.has_state && member.sink.moved),
+            |&takes_moved| {
+                if takes_moved {
+                    moved.clone()
+                } else {
+                    serialise(&StateMsg {
+                        kind: "state",
+                        room: &id,
+                        snapshot,
+                    })
                 }
-            };
-            // As in `send`: a connection that cannot keep up loses its place.
-            member.sink.try_send(Outgoing::Text(text)).is_ok()
-        });
-    }
-
-    fn send(&mut self, to: ClientId, msg: Outgoing) {
-        if let Some(member) = self.members.get(&to)
-            && member.sink.try_send(msg).is_err()
-        {
-            // A connection that cannot keep up (or is gone) loses its
-            // place rather than slowing the room; a snapshot carries the
-            // whole game, so it misses nothing once it rejoins.
-            self.members.remove(&to);
-        }
-    }
-
-    fn broadcast(&mut self, text: Utf8Bytes) {
-        self.members
-            .retain(|_, member| member.sink.try_send(Outgoing::Text(text.clone())).is_ok());
+            },
+            true,
+        );
     }
 }
 
@@ -754,13 +684,6 @@ fn serialise(msg: &impl Serialize) -> Option<Utf8Bytes> {
             tracing::error!("message not serialised: {e}");
             None
         }
-    }
-}
-
-pub(crate) async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
     }
 }
 

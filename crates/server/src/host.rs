@@ -1,0 +1,224 @@
+//! The one task that hosts a room of any game: it feeds the room's state
+//! machine from the connections and the clock, and carries out its
+//! outputs through the room's connections.
+//!
+//! Each game says how in a [`HostedRoom`] (Omok in `rooms`, bingo in
+//! `bingo_task`); the loop, the connections' queues, the fan-out of a
+//! state, the shutdown sequence and the deadline exist only here, so every
+//! room is driven alike.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::ws::Utf8Bytes;
+use omok::room::{ClientId, Input};
+use serde::Serialize;
+use tokio::sync::mpsc;
+use tokio::time::Instant as TokioInstant;
+use tracing::Instrument;
+
+use crate::bingo_room::Action;
+use crate::proto;
+use crate::rooms::{Outgoing, Registry, RoomCmd, Sink};
+
+/// A room state machine as the host task drives it: the game's part of
+/// the task, over the room's own `handle` / `poll_output` / `poll_timeout`
+/// / `handle_timeout`.
+pub(crate) trait HostedRoom: Send + 'static {
+    /// The answer of work the room had done outside itself (an engine
+    /// thinking), fed back through [`HostedRoom::event`].
+    type Event: Send + 'static;
+
+    /// An input from a connection of the room (its sink is registered).
+    fn input(&mut self, host: &mut Host<Self::Event>, from: ClientId, input: Input, now: Instant);
+
+    /// A connection asks for the engine's view of the position.
+    fn analyse(&mut self, host: &mut Host<Self::Event>, from: ClientId, now: Instant);
+
+    /// A connection's bingo action.
+    fn bingo(&mut self, host: &mut Host<Self::Event>, from: ClientId, action: Action, now: Instant);
+
+    /// An answer sent on [`Host::events`].
+    fn event(&mut self, host: &mut Host<Self::Event>, event: Self::Event, now: Instant);
+
+    /// The server stops: end the game in progress; the outputs that follow
+    /// record and announce it, then close the room.
+    fn shutdown(&mut self, now: Instant);
+
+    /// The room's next deadline.
+    fn poll_timeout(&self) -> Option<Instant>;
+
+    /// The deadline passed.
+    fn handle_timeout(&mut self, now: Instant);
+
+    /// Carries out every pending output (a record is saved before the
+    /// outputs after it go out); `false` once the room closed.
+    fn outputs(&mut self, host: &mut Host<Self::Event>) -> impl Future<Output = bool> + Send;
+}
+
+/// A connection in a room.
+pub(crate) struct Member {
+    /// Where its messages go.
+    pub(crate) sink: Sink,
+    /// Whether it has had a complete state since it entered (a `moved`
+    /// only makes sense after one).
+    pub(crate) has_state: bool,
+}
+
+/// What a room's outputs are carried out with: its id, its listing, its
+/// connections.
+pub(crate) struct Host<E> {
+    /// The room's id.
+    pub(crate) id: String,
+    /// Where the room is listed and its records are kept.
+    pub(crate) registry: Arc<Registry>,
+    /// The room's connections.
+    pub(crate) members: HashMap<ClientId, Member>,
+    /// Where work done outside the room sends its answers.
+    pub(crate) events: mpsc::Sender<E>,
+}
+
+/// Answers of outside work, per room.
+const EVENT_QUEUE: usize = 4;
+
+/// Starts the task of a room listed in `registry` under `id`, reading
+/// `rx`; the room is unlisted when it closes.
+pub(crate) fn spawn<R: HostedRoom>(
+    registry: &Arc<Registry>,
+    id: String,
+    room: R,
+    rx: mpsc::Receiver<RoomCmd>,
+    span: tracing::Span,
+) {
+    let (events, events_rx) = mpsc::channel(EVENT_QUEUE);
+    let host = Host {
+        id,
+        registry: Arc::clone(registry),
+        members: HashMap::new(),
+        events,
+    };
+    tokio::spawn(run(room, host, rx, events_rx).instrument(span));
+}
+
+async fn run<R: HostedRoom>(
+    mut room: R,
+    mut host: Host<R::Event>,
+    mut rx: mpsc::Receiver<RoomCmd>,
+    mut events: mpsc::Receiver<R::Event>,
+) {
+    loop {
+        let deadline = room.poll_timeout().map(TokioInstant::from_std);
+        tokio::select! {
+            cmd = rx.recv() => {
+                let Some(cmd) = cmd else { break };
+                let now = TokioInstant::now().into_std();
+                match cmd {
+                    RoomCmd::Enter { from, sink, input } => {
+                        let has_state = false;
+                        host.members.insert(from, Member { sink, has_state });
+                        room.input(&mut host, from, input, now);
+                    }
+                    RoomCmd::Input { from, input } => {
+                        let leaving = input == Input::Leave;
+                        room.input(&mut host, from, input, now);
+                        if leaving {
+                            host.members.remove(&from);
+                        }
+                    }
+                    RoomCmd::Analyse { from } => room.analyse(&mut host, from, now),
+                    RoomCmd::Bingo { from, action } => room.bingo(&mut host, from, action, now),
+                    RoomCmd::Shutdown { done } => {
+                        room.shutdown(now);
+                        // Recorded, and every connection sent the result,
+                        // before `done` lets the server close them.
+                        room.outputs(&mut host).await;
+                        drop(done);
+                        break;
+                    }
+                }
+            }
+            Some(event) = events.recv() => room.event(&mut host, event, TokioInstant::now().into_std()),
+            () = sleep_until(deadline) => room.handle_timeout(TokioInstant::now().into_std()),
+        }
+        if !room.outputs(&mut host).await {
+            break;
+        }
+    }
+    host.registry.remove(&host.id);
+    tracing::debug!("room closed");
+}
+
+async fn sleep_until(deadline: Option<TokioInstant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+impl<E> Host<E> {
+    /// Queues `msg` for one connection.
+    pub(crate) fn send(&mut self, to: ClientId, msg: Outgoing) {
+        if let Some(member) = self.members.get(&to)
+            && member.sink.try_send(msg).is_err()
+        {
+            // A connection that cannot keep up (or is gone) loses its
+            // place rather than slowing the room; a state carries the
+            // whole room, so it misses nothing once it rejoins.
+            self.members.remove(&to);
+        }
+    }
+
+    /// Sends one text to every connection.
+    pub(crate) fn broadcast(&mut self, text: Utf8Bytes) {
+        self.fan_out(|_, _| Some(()), |()| Some(text.clone()), false);
+    }
+
+    /// Sends every connection the text for its kind (`None`: nothing),
+    /// made once per kind and only if someone needs it; every queue shares
+    /// the bytes. `states`: the texts are states, so a connection sent one
+    /// has had a state.
+    pub(crate) fn fan_out<K: Eq + Hash>(
+        &mut self,
+        kind: impl Fn(ClientId, &Member) -> Option<K>,
+        mut text: impl FnMut(&K) -> Option<Utf8Bytes>,
+        states: bool,
+    ) {
+        let mut texts: HashMap<K, Option<Utf8Bytes>> = HashMap::new();
+        self.members.retain(|&id, member| {
+            let Some(kind) = kind(id, member) else {
+                return true;
+            };
+            let text = match texts.get(&kind) {
+                Some(made) => made.clone(),
+                None => {
+                    let made = text(&kind);
+                    texts.insert(kind, made.clone());
+                    made
+                }
+            };
+            let Some(text) = text else { return true };
+            member.has_state |= states;
+            // As in `send`: a connection that cannot keep up loses its place.
+            member.sink.try_send(Outgoing::Text(text)).is_ok()
+        });
+    }
+
+    /// Tells a connection which seat it holds (`null`: it watches).
+    pub(crate) fn you(&mut self, to: ClientId, seat: impl Serialize) {
+        let msg = serde_json::json!({"type": "you", "room": self.id, "seat": seat});
+        self.send(to, Outgoing::Text(msg.to_string().into()));
+    }
+
+    /// Chat to everyone in the room.
+    pub(crate) fn chat(&mut self, from: &str, text: &str) {
+        let msg = serde_json::json!({"type": "chat", "from": from, "text": text});
+        self.broadcast(msg.to_string().into());
+    }
+
+    /// An error for one connection.
+    pub(crate) fn refuse(&mut self, to: ClientId, code: &str, message: &str) {
+        self.send(to, Outgoing::Text(proto::error(code, message).into()));
+    }
+}
