@@ -8,7 +8,6 @@
 //! room is driven alike.
 
 use std::collections::HashMap;
-use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -179,22 +178,24 @@ impl<E> Host<E> {
     /// made once per kind and only if someone needs it; every queue shares
     /// the bytes. `states`: the texts are states, so a connection sent one
     /// has had a state.
-    pub(crate) fn fan_out<K: Eq + Hash>(
+    pub(crate) fn fan_out<K: PartialEq>(
         &mut self,
         kind: impl Fn(ClientId, &Member) -> Option<K>,
         mut text: impl FnMut(&K) -> Option<Utf8Bytes>,
         states: bool,
     ) {
-        let mut texts: HashMap<K, Option<Utf8Bytes>> = HashMap::new();
+        // A few kinds at most (two for Omok, a seat each for bingo): a
+        // list is quicker to search than a map to hash.
+        let mut texts: Vec<(K, Option<Utf8Bytes>)> = Vec::new();
         self.members.retain(|&id, member| {
             let Some(kind) = kind(id, member) else {
                 return true;
             };
-            let text = match texts.get(&kind) {
-                Some(made) => made.clone(),
+            let text = match texts.iter().find(|(k, _)| *k == kind) {
+                Some((_, made)) => made.clone(),
                 None => {
                     let made = text(&kind);
-                    texts.insert(kind, made.clone());
+                    texts.push((kind, made.clone()));
                     made
                 }
             };
@@ -220,5 +221,84 @@ impl<E> Host<E> {
     /// An error for one connection.
     pub(crate) fn refuse(&mut self, to: ClientId, code: &str, message: &str) {
         self.send(to, Outgoing::Text(proto::error(code, message).into()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::EngineSet;
+    use crate::records::Records;
+
+    /// A host with members 1 to `n`, each with a queue of `room` messages;
+    /// the odd ones take `moved` messages.
+    async fn host(n: u64, room: usize) -> (Host<()>, Vec<mpsc::Receiver<Outgoing>>) {
+        let records = Records::open("sqlite::memory:").await.unwrap();
+        let registry = Arc::new(Registry::new(
+            1,
+            Arc::new(records),
+            EngineSet::new(Vec::new()),
+        ));
+        let (events, _) = mpsc::channel(1);
+        let mut host = Host {
+            id: "r".to_owned(),
+            registry,
+            members: HashMap::new(),
+            events,
+        };
+        let mut queues = Vec::new();
+        for id in 1..=n {
+            let (tx, rx) = mpsc::channel(room);
+            let sink = Sink::new(tx, id % 2 == 1);
+            let has_state = false;
+            host.members.insert(id, Member { sink, has_state });
+            queues.push(rx);
+        }
+        (host, queues)
+    }
+
+    fn text(rx: &mut mpsc::Receiver<Outgoing>) -> Option<String> {
+        match rx.try_recv().ok()? {
+            Outgoing::Text(t) => Some(t.to_string()),
+            other => panic!("not a text: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_fan_out_makes_each_kind_once_and_skips_who_has_none() {
+        let (mut host, mut queues) = host(5, 8).await;
+        let mut made = Vec::new();
+        host.fan_out(
+            |id, _| (id != 5).then_some(id % 2 == 1),
+            |&moved| {
+                made.push(moved);
+                Some(if moved { "m" } else { "s" }.into())
+            },
+            true,
+        );
+        made.sort();
+        assert_eq!(made, [false, true]);
+        let got: Vec<Option<String>> = queues.iter_mut().map(text).collect();
+        let want = ["m", "s", "m", "s"].map(|t| Some(t.to_owned()));
+        assert_eq!(got[..4], want);
+        assert_eq!(got[4], None);
+        assert!(host.members.values().filter(|m| m.has_state).count() == 4);
+        assert!(!host.members[&5].has_state);
+    }
+
+    #[tokio::test]
+    async fn a_chat_is_no_state_and_a_full_queue_loses_its_place() {
+        let (mut host, mut queues) = host(2, 1).await;
+        host.chat("a", "hi");
+        assert!(host.members.values().all(|m| !m.has_state));
+        assert!(text(&mut queues[0]).unwrap().contains("hi"));
+        // The second member's queue still holds the chat: it is dropped.
+        host.broadcast("again".into());
+        assert_eq!(text(&mut queues[0]).as_deref(), Some("again"));
+        assert_eq!(host.members.keys().copied().collect::<Vec<_>>(), [1]);
+        // A text nobody could make is sent to nobody, and drops no one.
+        host.fan_out(|_, _| Some(()), |()| None, true);
+        assert_eq!(text(&mut queues[0]), None);
+        assert_eq!(host.members.len(), 1);
     }
 }
