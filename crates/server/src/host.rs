@@ -230,15 +230,16 @@ mod tests {
     use crate::engines::EngineSet;
     use crate::records::Records;
 
+    async fn registry() -> Arc<Registry> {
+        let records = Records::open("sqlite::memory:").await.unwrap();
+        let engines = EngineSet::new(Vec::new());
+        Arc::new(Registry::new(1, Arc::new(records), engines))
+    }
+
     /// A host with members 1 to `n`, each with a queue of `room` messages;
     /// the odd ones take `moved` messages.
     async fn host(n: u64, room: usize) -> (Host<()>, Vec<mpsc::Receiver<Outgoing>>) {
-        let records = Records::open("sqlite::memory:").await.unwrap();
-        let registry = Arc::new(Registry::new(
-            1,
-            Arc::new(records),
-            EngineSet::new(Vec::new()),
-        ));
+        let registry = registry().await;
         let (events, _) = mpsc::channel(1);
         let mut host = Host {
             id: "r".to_owned(),
@@ -300,5 +301,88 @@ mod tests {
         host.fan_out(|_, _| Some(()), |()| None, true);
         assert_eq!(text(&mut queues[0]), None);
         assert_eq!(host.members.len(), 1);
+    }
+
+    /// A room that tells the test each step the task takes with it.
+    struct Logged {
+        log: mpsc::UnboundedSender<String>,
+        deadline: Option<Instant>,
+        shut: bool,
+    }
+
+    impl HostedRoom for Logged {
+        type Event = &'static str;
+
+        fn input(&mut self, host: &mut Host<&'static str>, from: ClientId, _: Input, now: Instant) {
+            let _ = self.log.send(format!("input {from}"));
+            self.deadline = Some(now);
+            let events = host.events.clone();
+            tokio::spawn(async move { events.send("thought").await });
+        }
+
+        fn analyse(&mut self, _: &mut Host<&'static str>, _: ClientId, _: Instant) {}
+
+        fn bingo(&mut self, _: &mut Host<&'static str>, _: ClientId, _: Action, _: Instant) {}
+
+        fn event(&mut self, _: &mut Host<&'static str>, event: &'static str, _: Instant) {
+            let _ = self.log.send(event.to_owned());
+        }
+
+        fn shutdown(&mut self, _: Instant) {
+            let _ = self.log.send("shutdown".to_owned());
+            self.shut = true;
+        }
+
+        fn poll_timeout(&self) -> Option<Instant> {
+            self.deadline
+        }
+
+        fn handle_timeout(&mut self, _: Instant) {
+            let _ = self.log.send("timeout".to_owned());
+            self.deadline = None;
+        }
+
+        async fn outputs(&mut self, host: &mut Host<&'static str>) -> bool {
+            if self.shut {
+                // As a record is saved: the task waits for it.
+                tokio::task::yield_now().await;
+                host.broadcast("result".into());
+                let _ = self.log.send("result sent".to_owned());
+                return false;
+            }
+            true
+        }
+    }
+
+    #[tokio::test]
+    async fn the_task_feeds_inputs_answers_and_deadlines_and_ends_after_the_result() {
+        let registry = registry().await;
+        let (log, mut steps) = mpsc::unbounded_channel();
+        let room = Logged {
+            log,
+            deadline: None,
+            shut: false,
+        };
+        let (tx, rx) = mpsc::channel(4);
+        spawn(&registry, "r".to_owned(), room, rx, tracing::Span::none());
+        let (sink, mut queue) = mpsc::channel(4);
+        let enter = RoomCmd::Enter {
+            from: 7,
+            sink: Sink::new(sink, false),
+            input: Input::Leave,
+        };
+        tx.send(enter).await.unwrap();
+        assert_eq!(steps.recv().await.unwrap(), "input 7");
+        // The answer and the deadline, in either order.
+        let mut next = [steps.recv().await.unwrap(), steps.recv().await.unwrap()];
+        next.sort();
+        assert_eq!(next, ["thought", "timeout"]);
+        let (done, finished) = tokio::sync::oneshot::channel();
+        tx.send(RoomCmd::Shutdown { done }).await.unwrap();
+        let _ = finished.await;
+        // Once `done` is released, the result is already queued.
+        let logged: Vec<String> = std::iter::from_fn(|| steps.try_recv().ok()).collect();
+        assert_eq!(logged, ["shutdown", "result sent"]);
+        assert_eq!(text(&mut queue).as_deref(), Some("result"));
     }
 }
