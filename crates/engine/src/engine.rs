@@ -126,7 +126,8 @@ impl Engine {
         let usable = budget.saturating_sub(margin);
         let limits = Limits {
             deadline: Some(start + usable),
-            soft_deadline: Some(start + usable),
+            soft_deadline: Some(start + usable.mul_f64(0.55)),
+            unstable_deadline: Some(start + usable.mul_f64(0.85)),
             solver_deadline: Some(start + usable.mul_f64(0.25)),
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),

@@ -50,53 +50,17 @@ const PV_MOVES: usize = 24;
 /// Longest principal variation reported.
 const MAX_PV: usize = 24;
 
-/// Growth of an iteration's cost over the previous one assumed before two
-/// iterations have been timed, and the bounds of a measured growth (odd and
-/// even depths alternate, and a table hit can make one nearly free).
-const GROWTH_GUESS: f64 = 3.0;
-const GROWTH_MIN: f64 = 1.5;
-const GROWTH_MAX: f64 = 5.0;
-/// The share of the next iteration that must fit in the time left for it
-/// to start when the last iteration kept the best move and score, and when
-/// it did not. A cut-off iteration still searches the best move first and
-/// adopts any root move that beats it, so it is worth something, more so
-/// when the position is unsettled.
-const STABLE_SHARE: f64 = 0.5;
-const UNSTABLE_SHARE: f64 = 0.25;
-/// A score change, between two iterations, that makes the position unsettled.
-const UNSTABLE_SCORE: i32 = 50;
-
-/// Whether to start another iteration, `left` before the planned end, when
-/// the last two completed iterations took `last` and `before` (zero if there
-/// was none) and `unsettled` says whether the last one changed the best move
-/// or its score: the next iteration's cost is predicted as `last` times the
-/// growth from `before` to `last`, and it starts if its share that fits in
-/// `left` is large enough. So cheap iterations (slow growth) use more of the
-/// time and expensive ones stop early, instead of fixed fractions.
-pub fn next_iteration(last: Duration, before: Duration, left: Duration, unsettled: bool) -> bool {
-    let growth = if before.is_zero() {
-        GROWTH_GUESS
-    } else {
-        (last.as_secs_f64() / before.as_secs_f64()).clamp(GROWTH_MIN, GROWTH_MAX)
-    };
-    let predicted = last.as_secs_f64() * growth;
-    let share = if unsettled {
-        UNSTABLE_SHARE
-    } else {
-        STABLE_SHARE
-    };
-    left.as_secs_f64() >= predicted * share
-}
-
 /// When to stop searching.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Stop at once after this instant.
     pub deadline: Option<Instant>,
-    /// The end of the time planned for iterations (usually the deadline):
-    /// a new iteration starts only if enough of it is predicted to fit
-    /// before this instant (see [`next_iteration`]).
+    /// Start no new iteration after this instant while the best move is
+    /// stable.
     pub soft_deadline: Option<Instant>,
+    /// Start no new iteration after this instant when the last iteration
+    /// changed the best move: an unsettled position deserves more time.
+    pub unstable_deadline: Option<Instant>,
     /// The root solvers (VCF, VCT, the check of the opponent's VCF) give
     /// up after this instant, leaving the rest to the alpha-beta search.
     pub solver_deadline: Option<Instant>,
@@ -708,15 +672,12 @@ impl<'a> Searcher<'a> {
             reason: Reason::Search,
             pv: Vec::new(),
         };
-        // How long the last completed iteration took.
-        let mut last = Duration::ZERO;
-        let mut began = Instant::now();
         for depth in self.start_depth..=self.limits.max_depth {
             let (score, index, complete) = self.search_root(&root, depth);
-            let mut unsettled = false;
+            let mut changed = false;
             if index.is_some() || complete {
                 let i = index.unwrap_or(0);
-                unsettled = best.best != root[i].0 || (score - best.score).abs() >= UNSTABLE_SCORE;
+                changed = best.best != root[i].0;
                 best.best = root[i].0;
                 best.score = score;
                 root[..=i].rotate_right(1);
@@ -728,15 +689,13 @@ impl<'a> Searcher<'a> {
             if score.abs() >= WIN_BOUND {
                 break;
             }
-            if let Some(end) = self.limits.soft_deadline {
-                let now = Instant::now();
-                let before = last;
-                last = now - began;
-                began = now;
-                let unsettled = unsettled && depth > self.start_depth;
-                if !next_iteration(last, before, end.saturating_duration_since(now), unsettled) {
-                    break;
-                }
+            let soft = if changed && depth > self.start_depth {
+                self.limits.unstable_deadline
+            } else {
+                self.limits.soft_deadline
+            };
+            if soft.is_some_and(|d| Instant::now() >= d) {
+                break;
             }
         }
         best.nodes = self.nodes;
@@ -866,36 +825,13 @@ mod tests {
         Limits {
             deadline: None,
             soft_deadline: None,
+            unstable_deadline: None,
             solver_deadline,
             max_nodes: Some(20_000),
             max_depth: 4,
             root_vcf_nodes: 5_000,
             root_vct_nodes: 5_000,
         }
-    }
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
-    #[test]
-    fn next_iteration_follows_the_predicted_cost() {
-        // 40 ms after 10 ms: the next one is predicted at 160 ms.
-        assert!(next_iteration(ms(40), ms(10), ms(160), false));
-        assert!(next_iteration(ms(40), ms(10), ms(80), false));
-        assert!(!next_iteration(ms(40), ms(10), ms(79), false));
-        // An unsettled position starts it with a quarter of it to spare.
-        assert!(next_iteration(ms(40), ms(10), ms(40), true));
-        assert!(!next_iteration(ms(40), ms(10), ms(39), true));
-        // Slow growth is bounded below, fast growth above.
-        assert!(next_iteration(ms(40), ms(39), ms(30), false));
-        assert!(!next_iteration(ms(40), ms(39), ms(29), false));
-        assert!(!next_iteration(ms(40), ms(1), ms(99), false));
-        assert!(next_iteration(ms(40), ms(1), ms(100), false));
-        // Without a previous iteration the growth is a guess.
-        assert!(next_iteration(ms(40), Duration::ZERO, ms(60), false));
-        assert!(!next_iteration(ms(40), Duration::ZERO, ms(59), false));
-        assert!(!next_iteration(ms(1), ms(1), Duration::ZERO, true));
     }
 
     #[test]
