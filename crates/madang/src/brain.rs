@@ -57,8 +57,10 @@ pub fn run(args: Args) -> Result<()> {
 
 /// What reaches the command loop.
 enum Event {
-    /// A line from the manager, or why it could not be read.
-    Line(Result<String, LineError>),
+    /// A line from the manager, or why it could not be read, and when it
+    /// was read: on a loaded machine the command loop may wake up much
+    /// later, and a TURN's time runs from its arrival.
+    Line(Result<String, LineError>, Instant),
     /// The manager's input ended (or failed: the error).
     Closed(Option<std::io::Error>),
     /// A search ended.
@@ -108,11 +110,14 @@ fn serve(
             return Ok(());
         }
         let event = next_event(&events, protocol.poll_timeout());
-        let now = Instant::now();
+        let now = match &event {
+            Some(Event::Line(_, read)) => *read,
+            _ => Instant::now(),
+        };
         match event {
             None => protocol.handle_timeout(now),
-            Some(Event::Line(Ok(line))) => protocol.handle(BrainEvent::Line(&line), now),
-            Some(Event::Line(Err(e))) => {
+            Some(Event::Line(Ok(line), _)) => protocol.handle(BrainEvent::Line(&line), now),
+            Some(Event::Line(Err(e), _)) => {
                 protocol.handle(BrainEvent::Unreadable(&e.to_string()), now);
             }
             Some(Event::Closed(error)) => {
@@ -148,6 +153,7 @@ fn serve(
             &jobs,
             &mut searching,
             wanted_hash,
+            now,
         )? {
             return Ok(());
         }
@@ -168,13 +174,15 @@ fn next_event(events: &Receiver<Event>, deadline: Option<Instant>) -> Option<Eve
     }
 }
 
-/// Carries out the protocol's outputs; `false` when it said to exit.
+/// Carries out the protocol's outputs, which the event of instant `now`
+/// caused; `false` when it said to exit.
 fn carry_out(
     protocol: &mut BrainProtocol,
     output: &mut impl Write,
     jobs: &std::sync::mpsc::Sender<Job>,
     searching: &mut Option<Arc<AtomicBool>>,
     wanted_hash: usize,
+    now: Instant,
 ) -> Result<bool> {
     while let Some(out) = protocol.poll_output() {
         match out {
@@ -187,7 +195,7 @@ fn carry_out(
                     Job::Think {
                         game,
                         budget,
-                        asked: Instant::now(),
+                        asked: now,
                         stop,
                     },
                 )?;
@@ -228,7 +236,7 @@ fn read(mut input: impl BufRead, events: &SyncSender<Event>) {
     let mut buf = Vec::new();
     loop {
         let event = match lines::read_line(&mut input, &mut buf, lines::MAX_LINE) {
-            Ok(Some(line)) => Event::Line(line.map(str::to_owned)),
+            Ok(Some(line)) => Event::Line(line.map(str::to_owned), Instant::now()),
             Ok(None) => Event::Closed(None),
             Err(e) => Event::Closed(Some(e)),
         };
