@@ -124,13 +124,13 @@ impl HostedRoom for BingoHosted {
             // One text per seat (and one for all watchers), to the
             // connections the room counts in.
             let seats: HashMap<ClientId, Option<usize>> = self.room.members().collect();
-            let (room, id) = (&self.room, host.id.clone());
+            let room = &self.room;
             host.fan_out(
                 |member, _| seats.get(&member).copied(),
-                |&seat| {
+                |id, &seat| {
                     let mut state = room.state(seat, now);
                     state["type"] = "state".into();
-                    state["room"] = id.clone().into();
+                    state["room"] = id.into();
                     Some(state.to_string().into())
                 },
                 true,

@@ -171,22 +171,23 @@ impl<E> Host<E> {
 
     /// Sends one text to every connection.
     pub(crate) fn broadcast(&mut self, text: Utf8Bytes) {
-        self.fan_out(|_, _| Some(()), |()| Some(text.clone()), false);
+        self.fan_out(|_, _| Some(()), |_, ()| Some(text.clone()), false);
     }
 
     /// Sends every connection the text for its kind (`None`: nothing),
     /// made once per kind and only if someone needs it; every queue shares
-    /// the bytes. `states`: the texts are states, so a connection sent one
-    /// has had a state.
+    /// the bytes; `text` is given the room's id to put in them. `states`:
+    /// the texts are states, so a connection sent one has had a state.
     pub(crate) fn fan_out<K: PartialEq>(
         &mut self,
         kind: impl Fn(ClientId, &Member) -> Option<K>,
-        mut text: impl FnMut(&K) -> Option<Utf8Bytes>,
+        mut text: impl FnMut(&str, &K) -> Option<Utf8Bytes>,
         states: bool,
     ) {
         // A few kinds at most (two for Omok, a seat each for bingo): a
         // list is quicker to search than a map to hash.
         let mut texts: Vec<(K, Option<Utf8Bytes>)> = Vec::new();
+        let room = self.id.as_str();
         self.members.retain(|&id, member| {
             let Some(kind) = kind(id, member) else {
                 return true;
@@ -194,7 +195,7 @@ impl<E> Host<E> {
             let text = match texts.iter().find(|(k, _)| *k == kind) {
                 Some((_, made)) => made.clone(),
                 None => {
-                    let made = text(&kind);
+                    let made = text(room, &kind);
                     texts.push((kind, made.clone()));
                     made
                 }
@@ -271,7 +272,8 @@ mod tests {
         let mut made = Vec::new();
         host.fan_out(
             |id, _| (id != 5).then_some(id % 2 == 1),
-            |&moved| {
+            |room, &moved| {
+                assert_eq!(room, "r");
                 made.push(moved);
                 Some(if moved { "m" } else { "s" }.into())
             },
@@ -298,7 +300,7 @@ mod tests {
         assert_eq!(text(&mut queues[0]).as_deref(), Some("again"));
         assert_eq!(host.members.keys().copied().collect::<Vec<_>>(), [1]);
         // A text nobody could make is sent to nobody, and drops no one.
-        host.fan_out(|_, _| Some(()), |()| None, true);
+        host.fan_out(|_, _| Some(()), |_, ()| None, true);
         assert_eq!(text(&mut queues[0]), None);
         assert_eq!(host.members.len(), 1);
     }

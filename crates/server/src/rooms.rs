@@ -657,16 +657,15 @@ impl OmokHosted {
                     clock: &snapshot.clock,
                 })
             });
-        let id = host.id.clone();
         host.fan_out(
             |_, member| Some(moved.is_some() && member.has_state && member.sink.moved),
-            |&takes_moved| {
+            |room, &takes_moved| {
                 if takes_moved {
                     moved.clone()
                 } else {
                     serialise(&StateMsg {
                         kind: "state",
-                        room: &id,
+                        room,
                         snapshot,
                     })
                 }
