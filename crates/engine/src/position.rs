@@ -229,16 +229,47 @@ pub enum ThreatSet {
 /// Hash key of white to move.
 const SIDE_KEY: u64 = 0x5bd1_e995_7f4a_7c15;
 
-/// Value of one line pattern at an empty point, for its owner.
+/// Value of one line pattern at an empty point, for its owner: orders the
+/// search's moves.
 const LINE_VALUE: [i32; 11] = [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500];
-/// Extra value of a combination of lines.
+/// Extra value of a combination of lines, for move ordering.
 const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 
-/// What four line patterns at a point are worth to their colour.
+/// The evaluation's value of each line pattern at an empty point, by
+/// colour (black, white) and role (the side to move, the opponent): fitted
+/// to game results by `examples/eval_tune.rs` (see BENCHMARKS.md,
+/// "Session 5: evaluation").
+const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
+    [
+        [0, 0, 1, 4, 8, 18, 20, 50, 56, 150, 625],
+        [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500],
+    ],
+    [
+        [0, 0, 1, 4, 8, 18, 20, 50, 56, 150, 625],
+        [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500],
+    ],
+];
+/// The evaluation's extra value of a combination of lines, laid out as
+/// [`EVAL_LINE`].
+const EVAL_THREAT: [[[i32; 9]; 2]; 2] = [
+    [
+        [0, 0, 13, 113, 0, 25, 175, 375, 750],
+        [0, 0, 10, 90, 0, 20, 140, 300, 600],
+    ],
+    [
+        [0, 0, 13, 113, 0, 25, 175, 375, 750],
+        [0, 0, 10, 90, 0, 20, 140, 300, 600],
+    ],
+];
+
+/// What four line patterns at a point are worth to their colour: the
+/// move-ordering value, and the evaluation's value when that colour is to
+/// move and when it waits.
 #[derive(Clone, Copy)]
 struct Code {
     threat: Threat,
-    value: i32,
+    value: i16,
+    eval: [i16; 2],
 }
 
 /// [`Code`] of every combination of line patterns, by
@@ -247,22 +278,32 @@ struct Code {
 /// an index masked to 14 bits needs no bounds check.
 type Codes = [Code; 1 << 14];
 
-static CODES: LazyLock<Box<Codes>> = LazyLock::new(|| {
+/// [`Codes`] of black, then white.
+static CODES: LazyLock<[Box<Codes>; 2]> = LazyLock::new(|| {
     let patterns = Patterns::get();
-    let mut codes = Box::new(
-        [Code {
-            threat: Threat::None,
-            value: 0,
-        }; 1 << 14],
-    );
-    for (i, code) in codes[..NUM_COMBOS].iter_mut().enumerate() {
-        let lines = combo_lines(i);
-        let threat = patterns.threat(lines);
-        let value = lines.iter().map(|&l| LINE_VALUE[l as usize]).sum::<i32>()
-            + THREAT_VALUE[threat as usize];
-        *code = Code { threat, value };
-    }
-    codes
+    let sum = |lines: [Line; 4], line: &[i32; 11], threat: &[i32; 9]| {
+        let v = lines.iter().map(|&l| line[l as usize]).sum::<i32>()
+            + threat[patterns.threat(lines) as usize];
+        i16::try_from(v).expect("point values fit in 16 bits")
+    };
+    [0, 1].map(|c| {
+        let mut codes = Box::new(
+            [Code {
+                threat: Threat::None,
+                value: 0,
+                eval: [0; 2],
+            }; 1 << 14],
+        );
+        for (i, code) in codes[..NUM_COMBOS].iter_mut().enumerate() {
+            let lines = combo_lines(i);
+            *code = Code {
+                threat: patterns.threat(lines),
+                value: sum(lines, &LINE_VALUE, &THREAT_VALUE),
+                eval: [0, 1].map(|role| sum(lines, &EVAL_LINE[c][role], &EVAL_THREAT[c][role])),
+            };
+        }
+        codes
+    })
 });
 
 /// How much a line pattern's number weighs in the combination index, by
@@ -275,7 +316,7 @@ const COMBO_WEIGHT: [u16; 4] = [11 * 11 * 11, 11 * 11, 11, 1];
 struct Mark {
     saved: usize,
     sets: [[PointSet; 3]; 2],
-    total: [i32; 2],
+    total: [[i32; 2]; 2],
 }
 
 /// What a stone of one colour at one point would make: nothing at an
@@ -287,15 +328,17 @@ struct PointState {
     /// line costs one multiply-add, not a recombination.
     combo: u16,
     threat: Threat,
-    value: i32,
+    value: i16,
+    eval: [i16; 2],
 }
 
 impl PointState {
-    /// The threat and value.
+    /// The threat and values.
     fn code(&self) -> Code {
         Code {
             threat: self.threat,
             value: self.value,
+            eval: self.eval,
         }
     }
 }
@@ -319,7 +362,9 @@ pub struct Position {
     /// vector adds.
     keys: [[Keys; LINES * LINE_SLOTS]; NUM_DIRS],
     sets: [[PointSet; 3]; 2],
-    total: [i32; 2],
+    /// Each colour's summed point values for the evaluation, as the side
+    /// to move and as the opponent.
+    total: [[i32; 2]; 2],
     /// How many stones are at most two away from each point in both
     /// coordinates (the point itself not counted), at [`near_index`].
     near: [u8; NEAR_LEN],
@@ -334,7 +379,7 @@ pub struct Position {
     passed: bool,
     line_tables: [&'static LineTable; 2],
     geometry: &'static Geometry,
-    codes: &'static Codes,
+    codes: [&'static Codes; 2],
 }
 
 impl Position {
@@ -353,7 +398,7 @@ impl Position {
             points: [[PointState::default(); NUM_POINTS]; 2],
             keys: GEOMETRY.empty,
             sets: [[PointSet::default(); 3]; 2],
-            total: [0; 2],
+            total: [[0; 2]; 2],
             near: [0; NEAR_LEN],
             vacant: [true; NUM_POINTS],
             moves: Vec::with_capacity(NUM_POINTS),
@@ -366,7 +411,7 @@ impl Position {
                 Patterns::get().line_table(mode(Color::White)),
             ],
             geometry: &GEOMETRY,
-            codes: &CODES,
+            codes: [&CODES[0], &CODES[1]],
         };
         for p in Point::all() {
             pos.refresh(p);
@@ -473,14 +518,15 @@ impl Position {
     /// The heuristic value of `p` for `c`.
     #[inline]
     pub fn value(&self, c: Color, p: Point) -> i32 {
-        self.points[c.index()][p.index()].value
+        self.points[c.index()][p.index()].value.into()
     }
 
     /// Static evaluation for the side to move.
     pub fn eval(&self) -> i32 {
         let me = self.side().index();
-        // The side to move gets to use its shapes first.
-        self.total[me] + self.total[me] / 4 - self.total[1 - me]
+        // The side to move gets to use its shapes first: its values are
+        // fitted apart from the opponent's.
+        self.total[me][0] - self.total[1 - me][1]
     }
 
     /// Whether `c` may play at empty `p`: for black under the renju rules,
@@ -613,7 +659,8 @@ impl Position {
     /// value at `p` changed from `old` to `new`.
     #[inline(always)]
     fn changed(&mut self, c: usize, p: Point, old: Code, new: Code) {
-        self.total[c] += new.value - old.value;
+        self.total[c][0] += i32::from(new.eval[0]) - i32::from(old.eval[0]);
+        self.total[c][1] += i32::from(new.eval[1]) - i32::from(old.eval[1]);
         let (from, to) = (
             THREAT_SET[old.threat as usize],
             THREAT_SET[new.threat as usize],
@@ -643,7 +690,7 @@ impl Position {
     /// [`Position::refresh_dir`] for colour `c`, whose window index is `key`.
     #[inline(always)]
     fn refresh_color(&mut self, c: usize, p: Point, d: usize, key: u16) {
-        let codes = self.codes;
+        let codes = self.codes[c];
         let l = self.line_tables[c][usize::from(key)];
         let state = &mut self.points[c][p.index()];
         // Most stones leave a distant point's pattern as it was.
@@ -665,7 +712,24 @@ impl Position {
         let new = codes[usize::from(state.combo) & ((1 << 14) - 1)];
         state.threat = new.threat;
         state.value = new.value;
+        state.eval = new.eval;
         self.changed(c, p, old, new);
+    }
+
+    /// How many empty points hold each line pattern (counted over the four
+    /// directions) and each threat for `c`: the evaluation's features, for
+    /// fitting its values (`examples/eval_tune.rs`). Scans the board.
+    pub fn pattern_counts(&self, c: Color) -> ([u32; 11], [u32; 9]) {
+        let (mut lines, mut threats) = ([0; 11], [0; 9]);
+        for (i, state) in self.points[c.index()].iter().enumerate() {
+            if self.vacant[i] {
+                for l in state.lines {
+                    lines[l as usize] += 1;
+                }
+                threats[state.threat as usize] += 1;
+            }
+        }
+        (lines, threats)
     }
 }
 
