@@ -241,35 +241,63 @@ const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 /// "Session 5: evaluation").
 const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
     [
-        [0, 0, 1, 4, 8, 18, 20, 50, 56, 150, 625],
-        [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500],
+        [10, -68, 6, -1, -6, -2, 41, 145, 251, 975, 625],
+        [10, -188, 4, 0, -7, -4, 27, 64, 175, 280, 500],
     ],
     [
-        [0, 0, 1, 4, 8, 18, 20, 50, 56, 150, 625],
-        [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500],
+        [7, 0, 1, -1, 8, 9, 54, 70, 234, 962, 625],
+        [7, 0, 0, -1, 11, 4, 50, -8, 152, 196, 500],
     ],
 ];
 /// The evaluation's extra value of a combination of lines, laid out as
 /// [`EVAL_LINE`].
 const EVAL_THREAT: [[[i32; 9]; 2]; 2] = [
     [
-        [0, 0, 13, 113, 0, 25, 175, 375, 750],
-        [0, 0, 10, 90, 0, 20, 140, 300, 600],
+        [-6, -87, 134, -163, -36, 407, 1111, 1050, 750],
+        [-7, -42, 92, -334, 59, 354, 810, 163, 600],
     ],
     [
-        [0, 0, 13, 113, 0, 25, 175, 375, 750],
-        [0, 0, 10, 90, 0, 20, 140, 300, 600],
+        [-4, 10, 49, -324, 31, 262, 1141, 1197, 750],
+        [-3, 22, 57, -324, 95, 248, 269, 277, 600],
     ],
 ];
 
+/// Two evaluation values (or sums of them) in one: the value when the
+/// colour is to move in the low 32 bits, the value when it waits above,
+/// so that one add keeps both sums.
+type Packed = i64;
+
+/// Packs the values of a colour to move and waiting.
+fn pack(to_move: i32, waiting: i32) -> Packed {
+    i64::from(to_move) + (i64::from(waiting) << 32)
+}
+
+/// The values packed by [`pack`] (or a sum of packed values, as long as
+/// each sum fits in 32 bits).
+#[inline]
+fn unpack(p: Packed) -> [i32; 2] {
+    // The low half, read as signed, is the first sum; taking it away
+    // leaves the second exactly in the high half.
+    let to_move = p as i32;
+    [to_move, ((p - i64::from(to_move)) >> 32) as i32]
+}
+
 /// What four line patterns at a point are worth to their colour: the
-/// move-ordering value, and the evaluation's value when that colour is to
-/// move and when it waits.
+/// move-ordering value, and the evaluation's values ([`Packed`]).
 #[derive(Clone, Copy)]
 struct Code {
     threat: Threat,
-    value: i16,
-    eval: [i16; 2],
+    value: i32,
+    eval: Packed,
+}
+
+impl Code {
+    /// The code of an occupied point: worth nothing.
+    const OCCUPIED: Code = Code {
+        threat: Threat::None,
+        value: 0,
+        eval: 0,
+    };
 }
 
 /// [`Code`] of every combination of line patterns, by
@@ -277,29 +305,27 @@ struct Code {
 /// combining and summing at every change. Padded to 2^14 entries, so that
 /// an index masked to 14 bits needs no bounds check.
 type Codes = [Code; 1 << 14];
+/// Masks a combination index into [`Codes`].
+const CODE_MASK: usize = (1 << 14) - 1;
 
 /// [`Codes`] of black, then white.
 static CODES: LazyLock<[Box<Codes>; 2]> = LazyLock::new(|| {
     let patterns = Patterns::get();
     let sum = |lines: [Line; 4], line: &[i32; 11], threat: &[i32; 9]| {
-        let v = lines.iter().map(|&l| line[l as usize]).sum::<i32>()
-            + threat[patterns.threat(lines) as usize];
-        i16::try_from(v).expect("point values fit in 16 bits")
+        lines.iter().map(|&l| line[l as usize]).sum::<i32>()
+            + threat[patterns.threat(lines) as usize]
     };
     [0, 1].map(|c| {
-        let mut codes = Box::new(
-            [Code {
-                threat: Threat::None,
-                value: 0,
-                eval: [0; 2],
-            }; 1 << 14],
-        );
+        let mut codes = Box::new([Code::OCCUPIED; 1 << 14]);
         for (i, code) in codes[..NUM_COMBOS].iter_mut().enumerate() {
             let lines = combo_lines(i);
             *code = Code {
                 threat: patterns.threat(lines),
                 value: sum(lines, &LINE_VALUE, &THREAT_VALUE),
-                eval: [0, 1].map(|role| sum(lines, &EVAL_LINE[c][role], &EVAL_THREAT[c][role])),
+                eval: pack(
+                    sum(lines, &EVAL_LINE[c][0], &EVAL_THREAT[c][0]),
+                    sum(lines, &EVAL_LINE[c][1], &EVAL_THREAT[c][1]),
+                ),
             };
         }
         codes
@@ -316,7 +342,7 @@ const COMBO_WEIGHT: [u16; 4] = [11 * 11 * 11, 11 * 11, 11, 1];
 struct Mark {
     saved: usize,
     sets: [[PointSet; 3]; 2],
-    total: [[i32; 2]; 2],
+    total: [Packed; 2],
 }
 
 /// What a stone of one colour at one point would make: nothing at an
@@ -328,18 +354,15 @@ struct PointState {
     /// line costs one multiply-add, not a recombination.
     combo: u16,
     threat: Threat,
-    value: i16,
-    eval: [i16; 2],
+    value: i32,
 }
 
 impl PointState {
-    /// The threat and values.
-    fn code(&self) -> Code {
-        Code {
-            threat: self.threat,
-            value: self.value,
-            eval: self.eval,
-        }
+    /// The code of an empty point in this state (its evaluation values
+    /// are not kept here, so that the state and the undo log stay small).
+    #[inline(always)]
+    fn code(&self, codes: &Codes) -> Code {
+        codes[usize::from(self.combo) & CODE_MASK]
     }
 }
 
@@ -363,8 +386,8 @@ pub struct Position {
     keys: [[Keys; LINES * LINE_SLOTS]; NUM_DIRS],
     sets: [[PointSet; 3]; 2],
     /// Each colour's summed point values for the evaluation, as the side
-    /// to move and as the opponent.
-    total: [[i32; 2]; 2],
+    /// to move and as the opponent ([`Packed`]).
+    total: [Packed; 2],
     /// How many stones are at most two away from each point in both
     /// coordinates (the point itself not counted), at [`near_index`].
     near: [u8; NEAR_LEN],
@@ -398,7 +421,7 @@ impl Position {
             points: [[PointState::default(); NUM_POINTS]; 2],
             keys: GEOMETRY.empty,
             sets: [[PointSet::default(); 3]; 2],
-            total: [[0; 2]; 2],
+            total: [0; 2],
             near: [0; NEAR_LEN],
             vacant: [true; NUM_POINTS],
             moves: Vec::with_capacity(NUM_POINTS),
@@ -415,6 +438,11 @@ impl Position {
         };
         for p in Point::all() {
             pos.refresh(p);
+        }
+        // The refresh counted changes from the all-dead code every state
+        // starts with: sum the totals afresh.
+        for (c, points) in pos.points.iter().enumerate() {
+            pos.total[c] = points.iter().map(|s| s.code(pos.codes[c]).eval).sum();
         }
         pos.saved.clear();
         pos
@@ -518,7 +546,7 @@ impl Position {
     /// The heuristic value of `p` for `c`.
     #[inline]
     pub fn value(&self, c: Color, p: Point) -> i32 {
-        self.points[c.index()][p.index()].value.into()
+        self.points[c.index()][p.index()].value
     }
 
     /// Static evaluation for the side to move.
@@ -526,7 +554,7 @@ impl Position {
         let me = self.side().index();
         // The side to move gets to use its shapes first: its values are
         // fitted apart from the opponent's.
-        self.total[me][0] - self.total[1 - me][1]
+        unpack(self.total[me])[0] - unpack(self.total[1 - me])[1]
     }
 
     /// Whether `c` may play at empty `p`: for black under the renju rules,
@@ -649,8 +677,7 @@ impl Position {
                     point: p,
                     state: old,
                 });
-                let new = PointState::default();
-                self.changed(c, p, old.code(), new.code());
+                self.changed(c, p, old.code(self.codes[c]), Code::OCCUPIED);
             }
         }
     }
@@ -659,8 +686,7 @@ impl Position {
     /// value at `p` changed from `old` to `new`.
     #[inline(always)]
     fn changed(&mut self, c: usize, p: Point, old: Code, new: Code) {
-        self.total[c][0] += i32::from(new.eval[0]) - i32::from(old.eval[0]);
-        self.total[c][1] += i32::from(new.eval[1]) - i32::from(old.eval[1]);
+        self.total[c] += new.eval - old.eval;
         let (from, to) = (
             THREAT_SET[old.threat as usize],
             THREAT_SET[new.threat as usize],
@@ -703,16 +729,15 @@ impl Position {
             point: p,
             state: *state,
         });
-        let old = state.code();
+        let old = state.code(codes);
         // Lines only grow or shrink by whole patterns, so the index
         // moves by the difference times the direction's weight.
         state.combo = (state.combo + l as u16 * COMBO_WEIGHT[d])
             .wrapping_sub(state.lines[d] as u16 * COMBO_WEIGHT[d]);
         state.lines[d] = l;
-        let new = codes[usize::from(state.combo) & ((1 << 14) - 1)];
+        let new = state.code(codes);
         state.threat = new.threat;
         state.value = new.value;
-        state.eval = new.eval;
         self.changed(c, p, old, new);
     }
 
