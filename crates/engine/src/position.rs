@@ -7,7 +7,9 @@
 //! removing a stone changes only the points within five along its four
 //! lines, so only those (at most 40) are reclassified; taking the stone
 //! back restores them from a log of what the move changed. The evaluation
-//! is the difference of the two colours' summed point values.
+//! is the difference of the two colours' summed point values, each colour
+//! valued by tables fitted to game results, apart for the side to move and
+//! for the opponent; the search orders moves by other, hand-picked values.
 //!
 //! Each point also keeps, per direction, the index of its 11-point window
 //! for both colours ("keys"), laid out along the board's lines: a stone
@@ -241,24 +243,24 @@ const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 /// "Session 5: evaluation").
 const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
     [
-        [10, -68, 6, -1, -6, -2, 41, 145, 251, 975, 625],
-        [10, -188, 4, 0, -7, -4, 27, 64, 175, 280, 500],
+        [9, -78, 5, 0, -8, -7, 44, 145, 248, 977, 625],
+        [10, -197, 3, 1, -7, -8, 30, 64, 173, 283, 500],
     ],
     [
-        [7, 0, 1, -1, 8, 9, 54, 70, 234, 962, 625],
-        [7, 0, 0, -1, 11, 4, 50, -8, 152, 196, 500],
+        [7, 0, 0, 0, 11, 6, 50, 68, 236, 964, 625],
+        [6, 0, -2, 0, 14, 1, 49, -16, 151, 191, 500],
     ],
 ];
 /// The evaluation's extra value of a combination of lines, laid out as
 /// [`EVAL_LINE`].
 const EVAL_THREAT: [[[i32; 9]; 2]; 2] = [
     [
-        [-6, -87, 134, -163, -36, 407, 1111, 1050, 750],
-        [-7, -42, 92, -334, 59, 354, 810, 163, 600],
+        [-6, -82, 131, -159, -32, 427, 1110, 1020, 750],
+        [-7, -38, 80, -314, 65, 373, 781, 162, 600],
     ],
     [
-        [-4, 10, 49, -324, 31, 262, 1141, 1197, 750],
-        [-3, 22, 57, -324, 95, 248, 269, 277, 600],
+        [-3, 14, 39, -348, 38, 258, 1146, 1198, 750],
+        [-3, 27, 46, -348, 96, 244, 255, 273, 600],
     ],
 ];
 
