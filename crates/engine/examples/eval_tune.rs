@@ -6,10 +6,10 @@
 //! Reads games from `eval_data` (one per line) or from SGF files written by
 //! a Gomocup manager (c-gomoku-cli), replays them and keeps the quiet
 //! positions (no five to make or to stop). Every fifth game is held out.
-//! First the scale `K` of the current evaluation is fitted (the win chance
-//! is `1 / (1 + exp(-eval / K))`), then the values, in the current
-//! evaluation's units, for each model; the losses are printed, and the
-//! values of the last model as Rust tables.
+//! First the scale `K` of the hand-picked evaluation the fit starts from is
+//! fitted (the win chance is `1 / (1 + exp(-eval / K))`), then the values,
+//! in that evaluation's units, for four models; each model's losses are
+//! printed, and its values as the tables of `position.rs`.
 //!
 //! ```text
 //! cargo run --release -p engine --example eval_tune -- games.txt matches.sgf
@@ -241,8 +241,8 @@ fn loss(m: Model, w: &[f64], k: f64, data: &[Sample]) -> f64 {
         / data.len() as f64
 }
 
-/// The current evaluation's values in the layout of [`index`]: the side
-/// to move's shapes count 1.25 times.
+/// The hand-picked evaluation's values (before the fit) in the layout of
+/// [`index`]: the side to move's shapes count 1.25 times.
 fn current(m: Model) -> Vec<f64> {
     const LINE: [f64; 11] = [0., 0., 1., 3., 6., 14., 16., 40., 45., 120., 500.];
     const THREAT: [f64; 9] = [0., 0., 10., 90., 0., 20., 140., 300., 600.];
@@ -332,7 +332,7 @@ fn main() {
     }
     let k = ((lo + hi) / 2.0).exp().round();
     println!(
-        "current evaluation: K = {k}, loss train {:.5} held-out {:.5}",
+        "hand-picked evaluation: K = {k}, loss train {:.5} held-out {:.5}",
         loss(base, &w0, k, &train),
         loss(base, &w0, k, &test)
     );
@@ -364,14 +364,25 @@ fn main() {
             loss(m, &rounded, k, &test),
             loss(m, &current(m), k, &test)
         );
-        for (c, chunk) in rounded.chunks(2 * F).enumerate() {
-            for (role, v) in chunk.chunks(F).enumerate() {
-                println!(
-                    "  colour {c} role {role}: lines {:?} threats {:?}",
-                    &v[..11],
-                    &v[11..]
-                );
-            }
-        }
+        print_table(m, &rounded, "EVAL_LINE", 0..11);
+        print_table(m, &rounded, "EVAL_THREAT", 11..F);
     }
+}
+
+/// Prints the values of `features` as `position.rs` lays them out: by
+/// colour (black, white), then role (to move, waiting).
+fn print_table(m: Model, w: &[f64], name: &str, features: std::ops::Range<usize>) {
+    println!("const {name}: [[[i32; {}]; 2]; 2] = [", features.len());
+    for black in [true, false] {
+        println!("    [");
+        for role in 0..2 {
+            let v: Vec<String> = features
+                .clone()
+                .map(|k| (w[index(m, black, role, k)] as i64).to_string())
+                .collect();
+            println!("        [{}],", v.join(", "));
+        }
+        println!("    ],");
+    }
+    println!("];");
 }
