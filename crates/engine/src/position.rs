@@ -818,6 +818,17 @@ mod tests {
     }
 
     #[test]
+    fn packed_sums_unpack_to_both_sums() {
+        let values = [(-197, 977), (1198, -348), (-7, -6), (0, 625)];
+        let packed: Packed = values.iter().map(|&(m, w)| pack(m, w)).sum();
+        let sums = values
+            .iter()
+            .fold([0, 0], |s, &(m, w)| [s[0] + m, s[1] + w]);
+        assert_eq!(unpack(packed), sums);
+        assert_eq!(unpack(pack(-5, 3) - pack(4, -2)), [-9, 5]);
+    }
+
+    #[test]
     fn counts_stones_near_the_edges() {
         let moves = pts("a1 o15 a15 o1 b2 n14 h1 h15 a8 o8 c3 m13");
         let mut pos = Position::new(Rule::Freestyle);
