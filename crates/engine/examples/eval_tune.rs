@@ -86,7 +86,9 @@ fn parse_sgf(text: &str) -> Vec<Record> {
                 if b.len() < 5 || !(b[0] == b'B' || b[0] == b'W') || b[1] != b'[' {
                     continue;
                 }
-                let p = Point::new(usize::from(b[2] - b'a'), usize::from(b[3] - b'a'))?;
+                // A coordinate off the board drops the game.
+                let coord = |c: u8| c.checked_sub(b'a').map(usize::from);
+                let p = Point::new(coord(b[2])?, coord(b[3])?)?;
                 moves.push(p);
                 if part.contains("opening move") {
                     prefix = moves.len();
@@ -285,11 +287,21 @@ fn fit(m: Model, mut w: Vec<f64>, k: f64, data: &[Sample], steps: usize) -> Vec<
     w
 }
 
-fn main() {
-    let args = Args::parse();
+fn main() -> std::process::ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("eval_tune: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> std::io::Result<()> {
     let mut games = Vec::new();
     for f in &args.files {
-        let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", f.display())))?;
         let before = games.len();
         if f.extension().is_some_and(|e| e == "sgf") {
             games.extend(parse_sgf(&text));
@@ -367,6 +379,7 @@ fn main() {
         print_table(m, &rounded, "EVAL_LINE", 0..11);
         print_table(m, &rounded, "EVAL_THREAT", 11..F);
     }
+    Ok(())
 }
 
 /// Prints the values of `features` as `position.rs` lays them out: by
