@@ -73,7 +73,7 @@ fn random_ply(game: &Game, rng: &mut StdRng) -> Option<Point> {
     (!near.is_empty()).then(|| near[rng.random_range(0..near.len())])
 }
 
-fn main() {
+fn main() -> std::io::Result<()> {
     let args = Args::parse();
     let openings = openings();
     let mut engine = Engine::with_config(
@@ -113,7 +113,8 @@ fn main() {
             _ => "D",
         };
         let moves: Vec<String> = game.moves().iter().map(Point::to_string).collect();
-        writeln!(out, "{result} {prefix} {}", moves.join(" ")).expect("stdout");
-        out.flush().expect("stdout");
+        writeln!(out, "{result} {prefix} {}", moves.join(" "))?;
+        out.flush()?;
     }
+    Ok(())
 }
