@@ -214,3 +214,26 @@ fn sees_the_loss_of_a_game_against_pentazen() {
     let o = e.analyse(&g, BUDGET).unwrap();
     assert!(o.score <= -WIN_BOUND, "{o:?}");
 }
+
+/// Game 1 of the session-4 match against PentaZen at 1 s (renju, madang
+/// white), black to move at ply 13: PentaZen announced a win in 23 plies
+/// here. Given black's side, the search proves it too (depth 12, about
+/// 306 000 nodes), so such wins are within its reach from the attacker's
+/// side; madang lost the game a ply earlier, where it saw neither a defence
+/// nor the loss.
+#[test]
+fn proves_pentazens_win_from_game_one_for_the_attacker() {
+    let moves = "h8 h7 f6 g7 i7 g9 e7 f5 g6 e6 i6 d7";
+    let g = Game::from_moves(Rule::Renju, pts(moves)).unwrap();
+    assert_eq!(g.side_to_move(), Color::Black);
+    let mut e = Engine::with_config(
+        Rule::Renju,
+        EngineConfig {
+            max_nodes: Some(400_000),
+            ..EngineConfig::default()
+        },
+    );
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert!(o.score >= WIN_BOUND, "{o:?}");
+    assert_eq!(o.best, "g4".parse().unwrap(), "{o:?}");
+}

@@ -63,8 +63,32 @@ enum Event {
     Line(Result<String, LineError>, Instant),
     /// The manager's input ended (or failed: the error).
     Closed(Option<std::io::Error>),
-    /// A search ended.
-    Searched(Result<Outcome, PlayerError>),
+    /// A search ended, and when.
+    Searched(Result<Outcome, PlayerError>, Instant),
+}
+
+/// How late the command loop has lately woken up after the reader got a
+/// line or the search ended. On a loaded machine these handoffs wait for a
+/// processor, and so does the reply on its way out, after the engine's
+/// clock has stopped: the next move keeps that much more back.
+#[derive(Default)]
+struct Lag {
+    /// The longest lateness seen lately (decaying from move to move).
+    recent: Duration,
+}
+
+impl Lag {
+    fn saw(&mut self, late: Duration) {
+        self.recent = self.recent.max(late);
+    }
+
+    /// The time to keep back from a move's `budget` (at most a quarter of
+    /// it); lateness seen before this move counts less from now on.
+    fn margin(&mut self, budget: Duration) -> Duration {
+        let keep = (self.recent * 2).min(budget / 4);
+        self.recent = self.recent.mul_f64(0.75);
+        keep
+    }
 }
 
 /// What the search thread is asked to do, in order.
@@ -104,15 +128,24 @@ fn serve(
     });
     // The stop flag of the search in progress.
     let mut searching: Option<Arc<AtomicBool>> = None;
+    let mut lag = Lag::default();
     let mut closed = false;
     loop {
         if closed && searching.is_none() {
             return Ok(());
         }
         let event = next_event(&events, protocol.poll_timeout());
+        let woke = Instant::now();
         let now = match &event {
-            Some(Event::Line(_, read)) => *read,
-            _ => Instant::now(),
+            Some(Event::Line(_, read)) => {
+                lag.saw(woke - *read);
+                *read
+            }
+            Some(Event::Searched(_, ended)) => {
+                lag.saw(woke - *ended);
+                woke
+            }
+            _ => woke,
         };
         match event {
             None => protocol.handle_timeout(now),
@@ -126,7 +159,7 @@ fn serve(
                 }
                 closed = true;
             }
-            Some(Event::Searched(result)) => {
+            Some(Event::Searched(result, ..)) => {
                 searching = None;
                 match result {
                     Ok(o) => {
@@ -152,6 +185,7 @@ fn serve(
             &mut output,
             &jobs,
             &mut searching,
+            &mut lag,
             wanted_hash,
             now,
         )? {
@@ -181,6 +215,7 @@ fn carry_out(
     output: &mut impl Write,
     jobs: &std::sync::mpsc::Sender<Job>,
     searching: &mut Option<Arc<AtomicBool>>,
+    lag: &mut Lag,
     wanted_hash: usize,
     now: Instant,
 ) -> Result<bool> {
@@ -194,7 +229,7 @@ fn carry_out(
                     jobs,
                     Job::Think {
                         game,
-                        budget,
+                        budget: budget.saturating_sub(lag.margin(budget)),
                         asked: now,
                         stop,
                     },
@@ -264,7 +299,8 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                     engine.analyse_until(&game, budget, &stop)
                 }))
                 .unwrap_or_else(|_| Err(PlayerError::Failed("the search failed".to_owned())));
-                if events.send(Event::Searched(result)).is_err() {
+                let ended = Instant::now();
+                if events.send(Event::Searched(result, ended)).is_err() {
                     return;
                 }
             }
@@ -342,6 +378,20 @@ mod tests {
             pv.iter().all(|p| gomocup::parse_point(p).is_some()),
             "{out}"
         );
+    }
+
+    #[test]
+    fn keeps_back_twice_the_lag_seen_lately() {
+        let ms = Duration::from_millis;
+        let mut lag = Lag::default();
+        assert_eq!(lag.margin(ms(200)), Duration::ZERO);
+        lag.saw(ms(8));
+        lag.saw(ms(3));
+        assert_eq!(lag.margin(ms(1000)), ms(16));
+        // Older lateness counts less, and never more than a quarter.
+        assert_eq!(lag.margin(ms(1000)), ms(12));
+        lag.saw(ms(400));
+        assert_eq!(lag.margin(ms(200)), ms(50));
     }
 
     #[test]
