@@ -321,8 +321,10 @@ pub struct Snapshot {
     pub status: &'static str,
     /// The number of the current (or last) game, from 1; 0 before any.
     pub game: u32,
-    /// The stones in order, black first, in RIF notation.
-    pub moves: Vec<String>,
+    /// The stones in order, black first, in RIF notation (names shared by
+    /// every snapshot: a state is built per move, so its moves are not
+    /// formatted and allocated again each time).
+    pub moves: Vec<&'static str>,
     /// The side to move while playing.
     pub to_move: Option<&'static str>,
     /// Black's forbidden points, when black is to move.
@@ -337,6 +339,16 @@ pub struct Snapshot {
     pub rematch: Vec<&'static str>,
     /// The result of the last game.
     pub result: Option<ResultView>,
+}
+
+/// The RIF name of `p`, made once per point for the life of the process.
+fn point_name(p: Point) -> &'static str {
+    static NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        Point::all()
+            .map(|p| &*String::leak(p.to_string()))
+            .collect()
+    });
+    NAMES[p.index()]
 }
 
 fn color_name(c: Color) -> &'static str {
@@ -586,7 +598,6 @@ impl Room {
             .values()
             .filter(|(_, m)| *m == Member::Watcher)
             .count();
-        let moves = self.moves();
         let mut snapshot = Snapshot {
             rule: self.config.rule.name(),
             time_control: self.config.time_control,
@@ -595,7 +606,7 @@ impl Room {
             spectators,
             status: "waiting",
             game: self.game_no,
-            moves: moves.iter().map(Point::to_string).collect(),
+            moves: self.each_move(point_name),
             to_move: None,
             forbidden: Vec::new(),
             clock: ClockView {
@@ -628,7 +639,7 @@ impl Room {
                             .board()
                             .forbidden_points(game.rule())
                             .into_iter()
-                            .map(|(p, _)| p.to_string())
+                            .map(|(p, _)| point_name(p).to_owned())
                             .collect();
                     }
                 }
@@ -680,12 +691,17 @@ impl Room {
     }
 
     fn moves(&self) -> Vec<Point> {
+        self.each_move(|p| p)
+    }
+
+    /// `f` of every stone in order, without a `Vec<Point>` in between.
+    fn each_move<T>(&self, f: impl Fn(Point) -> T) -> Vec<T> {
         match &self.phase {
-            Phase::Over { result, .. } => result.moves.iter().map(|(p, _)| *p).collect(),
+            Phase::Over { result, .. } => result.moves.iter().map(|&(p, _)| f(p)).collect(),
             _ => self
                 .table
                 .game()
-                .map(|g| g.moves().to_vec())
+                .map(|g| g.moves().iter().map(|&p| f(p)).collect())
                 .unwrap_or_default(),
         }
     }

@@ -436,7 +436,7 @@ struct MovedMsg<'a> {
 /// The move `next` adds to `prev` when nothing else changed but what a
 /// `moved` message carries (side to move, forbidden points, clocks);
 /// `None` when a complete state is needed.
-fn added_move<'a>(prev: &Snapshot, next: &'a Snapshot) -> Option<&'a str> {
+fn added_move(prev: &Snapshot, next: &Snapshot) -> Option<&'static str> {
     // Every field is named, so that a field added to the snapshot must be
     // decided on here.
     let Snapshot {
@@ -469,7 +469,7 @@ fn added_move<'a>(prev: &Snapshot, next: &'a Snapshot) -> Option<&'a str> {
         && *rematch == prev.rematch
         && *result == prev.result
         && before == prev.moves.as_slice();
-    same.then_some(last.as_str())
+    same.then_some(*last)
 }
 
 /// An Omok room as its task hosts it: the [`Room`], and what only Omok
@@ -698,7 +698,7 @@ pub fn too_many_rooms() -> String {
 mod tests {
     use super::*;
 
-    fn snapshot(moves: &[&str]) -> Snapshot {
+    fn snapshot(moves: &[&'static str]) -> Snapshot {
         let to_move = if moves.len().is_multiple_of(2) {
             "black"
         } else {
@@ -712,7 +712,7 @@ mod tests {
             spectators: 1,
             status: "playing",
             game: 1,
-            moves: moves.iter().map(|m| m.to_string()).collect(),
+            moves: moves.to_vec(),
             to_move: Some(to_move),
             forbidden: Vec::new(),
             clock: ClockView {

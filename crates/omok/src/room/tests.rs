@@ -449,3 +449,11 @@ fn a_failed_engine_loses_as_gone_and_the_game_is_recorded() {
     assert_eq!(s.status, "over");
     assert_eq!(s.result.unwrap().reason, "disconnected");
 }
+
+#[test]
+fn every_point_is_named_as_it_prints_and_parses_back() {
+    for point in Point::all() {
+        assert_eq!(point_name(point), point.to_string());
+        assert_eq!(p(point_name(point)), point);
+    }
+}
