@@ -54,32 +54,34 @@ struct Moved<'a> {
 }
 
 impl<'a> Moved<'a> {
-    /// Reads a `moved` by finding its fields in the order the server writes
-    /// them, without parsing the rest (the forbidden points, the clocks):
-    /// this is the generator's most frequent message. `None` if `text` is
-    /// no `moved`.
+    /// Reads a `moved` by walking its fields in the order the server
+    /// writes them, without parsing the rest (the forbidden points, the
+    /// clocks): this is the generator's most frequent message. `None` if
+    /// `text` is no `moved`.
     fn read(text: &'a str) -> Option<Result<Moved<'a>>> {
-        let rest = text.strip_prefix(r#"{"type":"moved","#)?;
-        let mut rest = rest;
-        let mut raw = |key: &str| -> Result<&'a str> {
-            // A plain scan: the key is a few bytes ahead, nearer than a
-            // substring searcher takes to set up.
-            let at = (0..rest.len())
-                .find(|&i| rest.as_bytes()[i..].starts_with(key.as_bytes()))
-                .with_context(|| format!("moved without {key}"))?;
-            let value = &rest[at + key.len()..];
-            let end = value.find([',', '}']).context("moved cut short")?;
-            rest = &value[end..];
-            Ok(value[..end].trim_matches('"'))
+        let rest = text.strip_prefix(r#"{"type":"moved","room":""#)?;
+        Some(Moved::fields(rest).context("unreadable moved"))
+    }
+
+    fn fields(rest: &'a str) -> Option<Moved<'a>> {
+        let (_room, rest) = rest.split_once('"')?;
+        let rest = rest.strip_prefix(r#","game":"#)?;
+        let (game, rest) = rest.split_once(',')?;
+        let rest = rest.strip_prefix(r#""seq":"#)?;
+        let (seq, rest) = rest.split_once(',')?;
+        let rest = rest.strip_prefix(r#""point":""#)?;
+        let (point, rest) = rest.split_once('"')?;
+        let rest = rest.strip_prefix(r#","to_move":"#)?;
+        let to_move = match rest.strip_prefix('"') {
+            Some(colour) => Some(colour.split_once('"')?.0),
+            None => rest.starts_with("null").then_some(None)?,
         };
-        Some((|| {
-            Ok(Moved {
-                game: raw(r#""game":"#)?.parse()?,
-                seq: raw(r#""seq":"#)?.parse()?,
-                point: raw(r#""point":"#)?,
-                to_move: Some(raw(r#""to_move":"#)?).filter(|&c| c != "null"),
-            })
-        })())
+        Some(Moved {
+            game: game.parse().ok()?,
+            seq: seq.parse().ok()?,
+            point,
+            to_move,
+        })
     }
 }
 
@@ -300,6 +302,9 @@ impl Room {
 
     /// Plays what is due at `now`.
     pub(super) fn handle_timeout(&mut self, now: Instant) {
+        if self.poll_timeout().is_none_or(|at| at > now) {
+            return;
+        }
         if now >= self.stop_at {
             self.stopped = true;
         }
@@ -525,5 +530,83 @@ impl Room {
                 false
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOVED: &str = r#"{"type":"moved","room":"k3v","game":1,"seq":4,"point":"j8","to_move":"white","forbidden":[],"clock":{"black_ms":null,"white_ms":null,"running":"white"}}"#;
+
+    #[test]
+    fn a_moved_is_read_by_its_fields() {
+        let m = Moved::read(MOVED).unwrap().unwrap();
+        assert_eq!(
+            (m.game, m.seq, m.point, m.to_move),
+            (1, 4, "j8", Some("white"))
+        );
+        let over = MOVED.replace(r#""to_move":"white""#, r#""to_move":null"#);
+        assert_eq!(Moved::read(&over).unwrap().unwrap().to_move, None);
+        assert!(
+            Moved::read(&MOVED.replace(r#""seq":4"#, r#""seq":x"#))
+                .unwrap()
+                .is_err()
+        );
+        assert!(Moved::read(r#"{"type":"state","game":1}"#).is_none());
+    }
+
+    fn state(game: u32, moves: &[&str], to_move: &str) -> String {
+        format!(
+            r#"{{"type":"state","game":{game},"moves":{moves:?},"status":"playing","to_move":"{to_move}","seats":[{{"color":"black"}},{{"color":"white"}}]}}"#
+        )
+    }
+
+    fn moved(game: u32, seq: usize, point: &str, to_move: &str) -> String {
+        format!(
+            r#"{{"type":"moved","room":"r","game":{game},"seq":{seq},"point":"{point}","to_move":"{to_move}","forbidden":[]}}"#
+        )
+    }
+
+    #[test]
+    fn a_room_plays_its_script_and_checks_every_member() {
+        let shared = Arc::new(Shared::new().unwrap());
+        let script = Arc::new(Script::new(vec!["h8".into(), "h9".into(), "i8".into()]));
+        let start = Instant::now();
+        let plan = Plan {
+            every: Duration::from_millis(100),
+            first: start + Duration::from_millis(10),
+            stop_at: start + Duration::from_secs(60),
+        };
+        let mut room = Room::new(script, plan, [0, 1], 1, Arc::clone(&shared));
+        for i in 0..3 {
+            room.handle(i, &state(1, &[], "black"), start);
+        }
+        // Black (seat 0) moves at the room's first tick, not before.
+        assert_eq!(room.poll_timeout(), Some(start + Duration::from_millis(10)));
+        room.handle_timeout(start);
+        assert!(room.poll_output().is_none());
+        let sent = start + Duration::from_millis(10);
+        room.handle_timeout(sent);
+        let (who, text) = room.poll_output().unwrap();
+        assert_eq!((who, text.as_str()), (0, r#"{"type":"move","point":"h8"}"#));
+        assert!(!room.done());
+        // Everyone sees it 3 ms later; white answers 100 ms after black.
+        let seen = sent + Duration::from_millis(3);
+        for i in 0..3 {
+            room.handle(i, &moved(1, 0, "h8", "white"), seen);
+        }
+        assert_eq!(room.poll_timeout(), Some(sent + Duration::from_millis(100)));
+        // A moved that skips a move counts it lost; one out of order counts
+        // as reordered.
+        room.handle(2, &moved(1, 2, "i8", "black"), seen);
+        room.handle(2, &moved(1, 1, "h9", "black"), seen);
+        let counts = room.finish(true);
+        assert_eq!((counts.moves_sent, counts.moveds, counts.states), (1, 5, 3));
+        assert_eq!((counts.lost, counts.reordered), (1, 2));
+        let opponent = lock(&shared.opponent);
+        assert_eq!(opponent.len(), 1);
+        assert!(opponent.equivalent(opponent.max(), 3_000));
+        assert_eq!(lock(&shared.spectator).len(), 1);
     }
 }
