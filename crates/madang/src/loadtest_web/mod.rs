@@ -63,6 +63,15 @@ pub struct Args {
     /// share of the rooms (no task or wake-up crosses between them).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     threads: u32,
+    /// Load a `madang serve` already listening at this loopback address
+    /// (started with `--max-connections` and `--max-rooms` above the load)
+    /// instead of starting one.
+    #[arg(long)]
+    addr: Option<SocketAddr>,
+    /// With `--addr`: the server's process id, for its CPU and memory in
+    /// the report.
+    #[arg(long, requires = "addr")]
+    server_pid: Option<u32>,
 }
 
 /// How long one step of setting up (connect, hello, join) may take.
@@ -146,16 +155,31 @@ fn raise_fd_limit() -> (u64, u64) {
     (limit.rlim_cur, limit.rlim_max)
 }
 
-/// The server under test: `madang serve` on free loopback ports, with its
-/// records in a directory of its own.
+/// The server under test: a `madang serve` child on free loopback ports,
+/// with its records in a directory of its own, or one already running.
 struct ServerProcess {
-    child: tokio::process::Child,
-    pid: u32,
+    /// The child and its records directory, if this process started it.
+    child: Option<(tokio::process::Child, PathBuf)>,
+    pid: Option<u32>,
     target: Target,
-    records: PathBuf,
 }
 
 impl ServerProcess {
+    /// A server started by someone else, at `addr` on loopback.
+    fn running(addr: SocketAddr, pid: Option<u32>) -> Result<ServerProcess> {
+        if !addr.ip().is_loopback() {
+            bail!("{addr} is not a loopback address");
+        }
+        Ok(ServerProcess {
+            child: None,
+            pid,
+            target: Target {
+                addr,
+                url: format!("ws://{addr}/ws"),
+            },
+        })
+    }
+
     async fn start(connections: u64, rooms: u32) -> Result<ServerProcess> {
         let records =
             std::env::temp_dir().join(format!("madang-serve-load-{}", std::process::id()));
@@ -203,28 +227,29 @@ impl ServerProcess {
         // Its later lines are not needed, but it must never block on them.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         Ok(ServerProcess {
-            child,
-            pid,
+            child: Some((child, records)),
+            pid: Some(pid),
             target,
-            records,
         })
     }
 
     /// CPU time the server has used so far.
     fn cpu(&self) -> Option<Duration> {
-        cpu_time(&self.pid.to_string())
+        cpu_time(&self.pid?.to_string())
     }
 
     /// The server's resident memory in KiB.
     fn rss_kib(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).ok()?;
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid?)).ok()?;
         let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
         line.split_whitespace().nth(1)?.parse().ok()
     }
 
-    async fn stop(mut self) {
-        let _ = self.child.kill().await;
-        let _ = std::fs::remove_dir_all(&self.records);
+    async fn stop(self) {
+        if let Some((mut child, records)) = self.child {
+            let _ = child.kill().await;
+            let _ = std::fs::remove_dir_all(&records);
+        }
     }
 }
 
@@ -253,7 +278,10 @@ fn load_average() -> Option<f64> {
 
 async fn load(args: Args, script: Arc<Script>) -> Result<()> {
     let connections = u64::from(args.rooms) * 2 + u64::from(args.spectators);
-    let server = ServerProcess::start(connections, args.rooms).await?;
+    let server = match args.addr {
+        Some(addr) => ServerProcess::running(addr, args.server_pid)?,
+        None => ServerProcess::start(connections, args.rooms).await?,
+    };
     let outcome = measure(&args, &server, script).await;
     server.stop().await;
     let report = outcome?;
@@ -661,23 +689,31 @@ impl std::fmt::Display for Report {
             let list: Vec<String> = errors.iter().map(|(k, v)| format!("{k} x{v}")).collect();
             writeln!(f, "  errors: {}", list.join(", "))?;
         }
-        if let ((Some(server), Some(generator)), (Some(before), Some(after))) =
-            (self.cpu, self.load)
-        {
-            let cores = |cpu: Duration| cpu.as_secs_f64() / self.played.as_secs_f64();
-            let per_move = |cpu: Duration| cpu.as_secs_f64() * 1e6 / moves.max(1) as f64;
+        if let (Some(before), Some(after)) = self.load {
+            // The server's figures are unknown when it was started by
+            // someone else and its process id not given.
+            let cores = |cpu: Option<Duration>| {
+                cpu.map_or("? cores".into(), |c| {
+                    format!("{:.2} cores", c.as_secs_f64() / self.played.as_secs_f64())
+                })
+            };
+            let per_move = |cpu: Option<Duration>| {
+                cpu.map_or("? µs".into(), |c| {
+                    format!("{:.1} µs", c.as_secs_f64() * 1e6 / moves.max(1) as f64)
+                })
+            };
             writeln!(
                 f,
-                "  CPU while playing: server {:.2} cores, generator {:.2} cores; \
+                "  CPU while playing: server {}, generator {}; \
                  load average {before:.2} at the start, {after:.2} at the end",
-                cores(server),
-                cores(generator)
+                cores(self.cpu.0),
+                cores(self.cpu.1)
             )?;
             writeln!(
                 f,
-                "  CPU per move: server {:.1} µs, generator {:.1} µs",
-                per_move(server),
-                per_move(generator)
+                "  CPU per move: server {}, generator {}",
+                per_move(self.cpu.0),
+                per_move(self.cpu.1)
             )?;
         }
         if let (Some(before), Some(idle), Some(peak)) = self.rss {
