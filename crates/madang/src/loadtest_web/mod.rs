@@ -478,7 +478,10 @@ async fn drive(mut room: Room, conns: Vec<Conn>, give_up: Instant) -> Counts {
     let mut armed = timer.deadline();
     let drained = std::future::poll_fn(|cx| {
         loop {
+            // A move goes out as soon as it is logged as sent, before the
+            // reads, so that its latency is the server's and not ours.
             room.handle_timeout(Instant::now());
+            send_all(&mut room, &mut conns);
             for (i, slot) in conns.iter_mut().enumerate() {
                 let Some(conn) = slot else { continue };
                 if let Reads::Closed = conn.poll_read(cx, |text, at| room.handle(i, text, at)) {
@@ -486,14 +489,7 @@ async fn drive(mut room: Room, conns: Vec<Conn>, give_up: Instant) -> Counts {
                     room.closed(i);
                 }
             }
-            while let Some((i, text)) = room.poll_output() {
-                if let Some(conn) = &mut conns[i]
-                    && !conn.send(text)
-                {
-                    conns[i] = None;
-                    room.closed(i);
-                }
-            }
+            send_all(&mut room, &mut conns);
             for (i, slot) in conns.iter_mut().enumerate() {
                 if slot.as_mut().is_some_and(|conn| !conn.poll_flush(cx)) {
                     *slot = None;
@@ -521,6 +517,18 @@ async fn drive(mut room: Room, conns: Vec<Conn>, give_up: Instant) -> Counts {
         conn.close();
     }
     room.finish(drained)
+}
+
+/// Sends what the room has to send.
+fn send_all(room: &mut Room, conns: &mut [Option<Conn>]) {
+    while let Some((i, text)) = room.poll_output() {
+        if let Some(conn) = &mut conns[i]
+            && !conn.send(text)
+        {
+            conns[i] = None;
+            room.closed(i);
+        }
+    }
 }
 
 /// Where the server listens.
