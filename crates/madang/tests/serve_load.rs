@@ -63,3 +63,17 @@ fn a_small_load_loses_and_reorders_nothing() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_running_server_is_loaded_only_on_loopback() {
+    let out = Command::new(env!("CARGO_BIN_EXE_madang"))
+        .args(["serve-load", "--addr", "192.0.2.1:8080", "--rooms", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("192.0.2.1:8080 is not a loopback address"),
+        "{stderr}"
+    );
+}
