@@ -18,11 +18,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// The server and the load generator allocate per message; mimalloc
-/// costs less per allocation than the system allocator under that load.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Omok (Renju) and bingo over the network: referee, engine and clients.
 #[derive(Parser)]
 #[command(name = "madang", version, about)]
