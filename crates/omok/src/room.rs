@@ -328,7 +328,7 @@ pub struct Snapshot {
     /// The side to move while playing.
     pub to_move: Option<&'static str>,
     /// Black's forbidden points, when black is to move.
-    pub forbidden: Vec<String>,
+    pub forbidden: Vec<&'static str>,
     /// The clocks.
     pub clock: ClockView,
     /// The side offering a draw.
@@ -639,7 +639,7 @@ impl Room {
                             .board()
                             .forbidden_points(game.rule())
                             .into_iter()
-                            .map(|(p, _)| point_name(p).to_owned())
+                            .map(|(p, _)| point_name(p))
                             .collect();
                     }
                 }

@@ -429,7 +429,7 @@ struct MovedMsg<'a> {
     seq: usize,
     point: &'a str,
     to_move: Option<&'static str>,
-    forbidden: &'a [String],
+    forbidden: &'a [&'static str],
     clock: &'a ClockView,
 }
 
@@ -731,7 +731,7 @@ mod tests {
     fn a_moved_is_only_one_move_on_the_same_game() {
         let prev = snapshot(&["h8"]);
         let mut next = snapshot(&["h8", "i9"]);
-        next.forbidden = vec!["g7".into()];
+        next.forbidden = vec!["g7"];
         assert_eq!(added_move(&prev, &next), Some("i9"));
         // Not one move more: nothing, two moves, or a different line.
         assert_eq!(added_move(&prev, &snapshot(&["h8"])), None);

@@ -156,7 +156,7 @@ fn illegal_clicks_are_refused_without_losing() {
         (1, "h9"),
         (2, "a7"),
     ]);
-    assert!(h.state().forbidden.contains(&"h8".to_owned()));
+    assert!(h.state().forbidden.contains(&"h8"));
     h.send(1, Input::Move(p("h8")));
     assert_eq!(h.refusals(), vec![Refusal::Forbidden]);
     h.send(1, Input::Move(p("a1")));
