@@ -1024,3 +1024,66 @@ fn run(args: &RunArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_their_unit() {
+        assert_eq!(parse_duration("100ms"), Ok(Duration::from_millis(100)));
+        assert_eq!(parse_duration("25s"), Ok(Duration::from_secs(25)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("100").is_err());
+        assert!(parse_duration("ms").is_err());
+        assert!(parse_duration("5h").is_err());
+    }
+
+    /// A move reaches every member of its room, the mover included, with its header, and no other room.
+    #[test]
+    fn the_server_sends_a_move_to_each_member_of_its_room() {
+        let args = ServerArgs {
+            server_threads: 1,
+            batch: false,
+            spin: false,
+            socket: SocketOpts {
+                nodelay: true,
+                sndbuf: None,
+                rcvbuf: None,
+            },
+        };
+        let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = Server::new(listener, args.clone()).unwrap();
+        thread::spawn(move || server.run(&Counters::default()));
+        let mut room: Vec<std::net::TcpStream> = Vec::new();
+        for (id, roles) in [(7, 4), (8, 2)] {
+            for role in 0..roles {
+                let stream = connect(addr, &args.socket, id, role).unwrap();
+                let stream = std::net::TcpStream::from(std::os::fd::OwnedFd::from(stream));
+                stream.set_nonblocking(false).unwrap();
+                room.push(stream);
+            }
+        }
+        let mut message = [0u8; MOVE_LEN];
+        message[..8].copy_from_slice(&12345u64.to_le_bytes());
+        message[8..12].copy_from_slice(&3u32.to_le_bytes());
+        message[12] = 1;
+        message[16..20].copy_from_slice(&7u32.to_le_bytes());
+        room[1].write_all(&message).unwrap();
+        for member in &mut room[..4] {
+            let mut moved = [0u8; MOVED_LEN];
+            member.read_exact(&mut moved).unwrap();
+            assert_eq!(moved[..HEADER_LEN], message[..HEADER_LEN]);
+        }
+        // Room 8 heard nothing: its next message is the answer to its own move.
+        message[16..20].copy_from_slice(&8u32.to_le_bytes());
+        message[8..12].copy_from_slice(&9u32.to_le_bytes());
+        room[4].write_all(&message).unwrap();
+        for member in &mut room[4..] {
+            let mut moved = [0u8; MOVED_LEN];
+            member.read_exact(&mut moved).unwrap();
+            assert_eq!(moved[8..12], 9u32.to_le_bytes());
+        }
+    }
+}
