@@ -6,7 +6,6 @@
 //! WebSocket layer treats both alike.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -47,15 +46,12 @@ struct BingoHosted {
 }
 
 /// Refuses what only Omok rooms do.
-fn not_omok(host: &mut Host<Infallible>, to: ClientId) {
+fn not_omok(host: &mut Host, to: ClientId) {
     host.refuse(to, ErrorCode::BadMessage.name(), "this is a bingo room");
 }
 
 impl HostedRoom for BingoHosted {
-    /// A bingo room has no work done outside it.
-    type Event = Infallible;
-
-    fn input(&mut self, host: &mut Host<Infallible>, from: ClientId, input: Input, now: Instant) {
+    fn input(&mut self, host: &mut Host, from: ClientId, input: Input, now: Instant) {
         let input = match input {
             Input::Join { name, token, play } => bingo_room::Input::Join { name, token, play },
             Input::Chat(text) => bingo_room::Input::Chat(text),
@@ -65,16 +61,12 @@ impl HostedRoom for BingoHosted {
         self.room.handle(from, input, now);
     }
 
-    fn analyse(&mut self, host: &mut Host<Infallible>, from: ClientId, _: Instant) {
+    fn analyse(&mut self, host: &mut Host, from: ClientId, _: Instant) {
         not_omok(host, from);
     }
 
-    fn bingo(&mut self, _: &mut Host<Infallible>, from: ClientId, action: Action, now: Instant) {
+    fn bingo(&mut self, _: &mut Host, from: ClientId, action: Action, now: Instant) {
         self.room.handle(from, bingo_room::Input::Act(action), now);
-    }
-
-    fn event(&mut self, _: &mut Host<Infallible>, event: Infallible, _: Instant) {
-        match event {}
     }
 
     fn shutdown(&mut self, _: Instant) {
@@ -89,7 +81,7 @@ impl HostedRoom for BingoHosted {
         self.room.handle_timeout(now);
     }
 
-    async fn outputs(&mut self, host: &mut Host<Infallible>) -> bool {
+    async fn outputs(&mut self, host: &mut Host) -> bool {
         let mut changed = false;
         while let Some(output) = self.room.poll_output() {
             match output {

@@ -26,21 +26,24 @@ use crate::rooms::{Outgoing, Registry, RoomCmd, Sink};
 /// the task, over the room's own `handle` / `poll_output` / `poll_timeout`
 /// / `handle_timeout`.
 pub(crate) trait HostedRoom: Send + 'static {
-    /// The answer of work the room had done outside itself (an engine
-    /// thinking), fed back through [`HostedRoom::event`].
-    type Event: Send + 'static;
-
     /// An input from a connection of the room (its sink is registered).
-    fn input(&mut self, host: &mut Host<Self::Event>, from: ClientId, input: Input, now: Instant);
+    fn input(&mut self, host: &mut Host, from: ClientId, input: Input, now: Instant);
 
     /// A connection asks for the engine's view of the position.
-    fn analyse(&mut self, host: &mut Host<Self::Event>, from: ClientId, now: Instant);
+    fn analyse(&mut self, host: &mut Host, from: ClientId, now: Instant);
 
     /// A connection's bingo action.
-    fn bingo(&mut self, host: &mut Host<Self::Event>, from: ClientId, action: Action, now: Instant);
+    fn bingo(&mut self, host: &mut Host, from: ClientId, action: Action, now: Instant);
 
-    /// An answer sent on [`Host::events`].
-    fn event(&mut self, host: &mut Host<Self::Event>, event: Self::Event, now: Instant);
+    /// Waits for the answer of work the room had done outside itself (an
+    /// engine thinking) and takes it in. The task drops this future when
+    /// something else comes first, so it must lose nothing then (it only
+    /// awaits a channel). A room that has no such work keeps the default:
+    /// it never answers, and has no channel.
+    fn answered(&mut self, host: &mut Host) -> impl Future<Output = ()> + Send {
+        let _ = host;
+        std::future::pending()
+    }
 
     /// The server stops: end the game in progress; the outputs that follow
     /// record and announce it, then close the room.
@@ -54,7 +57,7 @@ pub(crate) trait HostedRoom: Send + 'static {
 
     /// Carries out every pending output (a record is saved before the
     /// outputs after it go out); `false` once the room closed.
-    fn outputs(&mut self, host: &mut Host<Self::Event>) -> impl Future<Output = bool> + Send;
+    fn outputs(&mut self, host: &mut Host) -> impl Future<Output = bool> + Send;
 }
 
 /// A connection in a room.
@@ -68,19 +71,14 @@ pub(crate) struct Member {
 
 /// What a room's outputs are carried out with: its id, its listing, its
 /// connections.
-pub(crate) struct Host<E> {
+pub(crate) struct Host {
     /// The room's id.
     pub(crate) id: String,
     /// Where the room is listed and its records are kept.
     pub(crate) registry: Arc<Registry>,
     /// The room's connections.
     pub(crate) members: HashMap<ClientId, Member>,
-    /// Where work done outside the room sends its answers.
-    pub(crate) events: mpsc::Sender<E>,
 }
-
-/// Answers of outside work, per room.
-const EVENT_QUEUE: usize = 4;
 
 /// Starts the task of a room listed in `registry` under `id`, reading
 /// `rx`; the room is unlisted when it closes.
@@ -91,22 +89,15 @@ pub(crate) fn spawn<R: HostedRoom>(
     rx: mpsc::Receiver<RoomCmd>,
     span: tracing::Span,
 ) {
-    let (events, events_rx) = mpsc::channel(EVENT_QUEUE);
     let host = Host {
         id,
         registry: Arc::clone(registry),
         members: HashMap::new(),
-        events,
     };
-    tokio::spawn(run(room, host, rx, events_rx).instrument(span));
+    tokio::spawn(run(room, host, rx).instrument(span));
 }
 
-async fn run<R: HostedRoom>(
-    mut room: R,
-    mut host: Host<R::Event>,
-    mut rx: mpsc::Receiver<RoomCmd>,
-    mut events: mpsc::Receiver<R::Event>,
-) {
+async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<RoomCmd>) {
     loop {
         let deadline = room.poll_timeout().map(TokioInstant::from_std);
         tokio::select! {
@@ -138,7 +129,7 @@ async fn run<R: HostedRoom>(
                     }
                 }
             }
-            Some(event) = events.recv() => room.event(&mut host, event, TokioInstant::now().into_std()),
+            () = room.answered(&mut host) => {}
             () = sleep_until(deadline) => room.handle_timeout(TokioInstant::now().into_std()),
         }
         if !room.outputs(&mut host).await {
@@ -156,7 +147,7 @@ async fn sleep_until(deadline: Option<TokioInstant>) {
     }
 }
 
-impl<E> Host<E> {
+impl Host {
     /// Queues `msg` for one connection.
     pub(crate) fn send(&mut self, to: ClientId, msg: Outgoing) {
         if let Some(member) = self.members.get(&to)
@@ -239,14 +230,12 @@ mod tests {
 
     /// A host with members 1 to `n`, each with a queue of `room` messages;
     /// the odd ones take `moved` messages.
-    async fn host(n: u64, room: usize) -> (Host<()>, Vec<mpsc::Receiver<Outgoing>>) {
+    async fn host(n: u64, room: usize) -> (Host, Vec<mpsc::Receiver<Outgoing>>) {
         let registry = registry().await;
-        let (events, _) = mpsc::channel(1);
         let mut host = Host {
             id: "r".to_owned(),
             registry,
             members: HashMap::new(),
-            events,
         };
         let mut queues = Vec::new();
         for id in 1..=n {
@@ -308,26 +297,28 @@ mod tests {
     /// A room that tells the test each step the task takes with it.
     struct Logged {
         log: mpsc::UnboundedSender<String>,
+        /// Its outside work's answers, as an Omok room's engine's.
+        answers: (mpsc::Sender<&'static str>, mpsc::Receiver<&'static str>),
         deadline: Option<Instant>,
         shut: bool,
     }
 
     impl HostedRoom for Logged {
-        type Event = &'static str;
-
-        fn input(&mut self, host: &mut Host<&'static str>, from: ClientId, _: Input, now: Instant) {
+        fn input(&mut self, _: &mut Host, from: ClientId, _: Input, now: Instant) {
             let _ = self.log.send(format!("input {from}"));
             self.deadline = Some(now);
-            let events = host.events.clone();
-            tokio::spawn(async move { events.send("thought").await });
+            let answers = self.answers.0.clone();
+            tokio::spawn(async move { answers.send("thought").await });
         }
 
-        fn analyse(&mut self, _: &mut Host<&'static str>, _: ClientId, _: Instant) {}
+        fn analyse(&mut self, _: &mut Host, _: ClientId, _: Instant) {}
 
-        fn bingo(&mut self, _: &mut Host<&'static str>, _: ClientId, _: Action, _: Instant) {}
+        fn bingo(&mut self, _: &mut Host, _: ClientId, _: Action, _: Instant) {}
 
-        fn event(&mut self, _: &mut Host<&'static str>, event: &'static str, _: Instant) {
-            let _ = self.log.send(event.to_owned());
+        async fn answered(&mut self, _: &mut Host) {
+            if let Some(answer) = self.answers.1.recv().await {
+                let _ = self.log.send(answer.to_owned());
+            }
         }
 
         fn shutdown(&mut self, _: Instant) {
@@ -344,7 +335,7 @@ mod tests {
             self.deadline = None;
         }
 
-        async fn outputs(&mut self, host: &mut Host<&'static str>) -> bool {
+        async fn outputs(&mut self, host: &mut Host) -> bool {
             if self.shut {
                 // As a record is saved: the task waits for it.
                 tokio::task::yield_now().await;
@@ -362,6 +353,7 @@ mod tests {
         let (log, mut steps) = mpsc::unbounded_channel();
         let room = Logged {
             log,
+            answers: mpsc::channel(1),
             deadline: None,
             shut: false,
         };

@@ -24,6 +24,10 @@ pub const MAX_NAME_CHARS: usize = 24;
 pub const MAX_CHAT_CHARS: usize = 300;
 
 /// A message from a client.
+///
+/// Messages without fields are empty structs, not unit variants: serde
+/// ignores extra fields of a unit variant of a tagged enum, and a typo'd
+/// field must be refused like any other (`{"type":"ping","x":1}`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMsg {
@@ -40,7 +44,7 @@ pub enum ClientMsg {
         token: Option<String>,
     },
     /// Receive the list of rooms now and whenever it changes.
-    Lobby,
+    Lobby {},
     /// Create a room; the reply is `created`, then `join` it.
     Create(Create),
     /// Enter a room, to play if a seat is free (or already yours), else to
@@ -53,7 +57,7 @@ pub enum ClientMsg {
         play: bool,
     },
     /// Leave the room (the seat is kept for the grace).
-    Leave,
+    Leave {},
     /// Place a stone (`h8`).
     Move {
         /// The point in RIF notation.
@@ -65,17 +69,17 @@ pub enum ClientMsg {
         text: String,
     },
     /// Give up the game.
-    Resign,
+    Resign {},
     /// Offer a draw, or accept the opponent's offer.
-    Draw,
+    Draw {},
     /// Refuse the opponent's draw offer or takeback request.
-    Decline,
+    Decline {},
     /// Ask to take back your last move.
-    Takeback,
+    Takeback {},
     /// Grant the opponent's takeback request.
-    AcceptTakeback,
+    AcceptTakeback {},
     /// Ask for another game, colours swapped.
-    Rematch,
+    Rematch {},
     /// Seat an engine in the free seat.
     InviteEngine {
         /// The engine's name (`madang` or an operator's engine).
@@ -86,11 +90,11 @@ pub enum ClientMsg {
         level: u8,
     },
     /// Ask for the engine's view of the position: `analysis` follows.
-    Analyse,
+    Analyse {},
     /// Keep-alive; answered with `pong`.
-    Ping,
+    Ping {},
     /// Bingo: have the server fill my card at random (and be ready).
-    Shuffle,
+    Shuffle {},
     /// Bingo: this is my card, row by row (and I am ready).
     Card {
         /// The n² numbers 1..=n², each once.
@@ -102,7 +106,7 @@ pub enum ClientMsg {
         number: u16,
     },
     /// Bingo: give up this game for good.
-    Quit,
+    Quit {},
 }
 
 fn yes() -> bool {
@@ -273,6 +277,19 @@ mod tests {
             serde_json::from_str::<ClientMsg>(r#"{"type":"move","point":"h8","x":1}"#).is_err()
         );
         assert!(serde_json::from_str::<ClientMsg>(r#"{"type":"fly"}"#).is_err());
+        // Messages without fields refuse fields too.
+        let ping: ClientMsg = serde_json::from_str(r#"{"type":"ping"}"#).unwrap();
+        assert_eq!(ping, ClientMsg::Ping {});
+        for t in [
+            "ping", "lobby", "leave", "resign", "draw", "decline", "takeback",
+        ] {
+            let msg = format!(r#"{{"type":"{t}","x":1}}"#);
+            assert!(serde_json::from_str::<ClientMsg>(&msg).is_err(), "{msg}");
+        }
+        for t in ["accept_takeback", "rematch", "analyse", "shuffle", "quit"] {
+            let msg = format!(r#"{{"type":"{t}","x":1}}"#);
+            assert!(serde_json::from_str::<ClientMsg>(&msg).is_err(), "{msg}");
+        }
         let m: ClientMsg = serde_json::from_str(
             r#"{"type":"create","game":"omok","opponent":"engine","level":3,"color":"white",
                 "clock":{"kind":"per_game","base_ms":600000,"increment_ms":5000}}"#,

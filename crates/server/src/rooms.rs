@@ -295,6 +295,7 @@ impl Registry {
             started_unix_ms: unix_ms(),
             private,
             referee,
+            answers: mpsc::channel(ENGINE_ANSWERS),
         };
         let span = tracing::info_span!("room", id = %id);
         host::spawn(self, id.clone(), hosted, rx, span);
@@ -485,20 +486,24 @@ struct OmokHosted {
     started_unix_ms: u64,
     private: bool,
     referee: bool,
+    /// Where the engine's answers come back to the room's task (bingo
+    /// rooms have no engine, and no such channel).
+    answers: (mpsc::Sender<EngineAnswer>, mpsc::Receiver<EngineAnswer>),
 }
+
+/// Engine answers waiting for a room's task, at most.
+const ENGINE_ANSWERS: usize = 4;
 
 /// Engine answers come back to the room task on this channel: the turn's
 /// key, and the move or why there is none.
 type EngineAnswer = ((u32, usize), Result<renju::Point, String>);
 
 impl HostedRoom for OmokHosted {
-    type Event = EngineAnswer;
-
-    fn input(&mut self, _: &mut Host<EngineAnswer>, from: ClientId, input: Input, now: StdInstant) {
+    fn input(&mut self, _: &mut Host, from: ClientId, input: Input, now: StdInstant) {
         self.room.handle(from, input, now);
     }
 
-    fn analyse(&mut self, host: &mut Host<EngineAnswer>, from: ClientId, now: StdInstant) {
+    fn analyse(&mut self, host: &mut Host, from: ClientId, now: StdInstant) {
         let Some(member) = host.members.get(&from) else {
             return;
         };
@@ -520,16 +525,15 @@ impl HostedRoom for OmokHosted {
         });
     }
 
-    fn bingo(&mut self, host: &mut Host<EngineAnswer>, from: ClientId, _: Action, _: StdInstant) {
+    fn bingo(&mut self, host: &mut Host, from: ClientId, _: Action, _: StdInstant) {
         host.refuse(from, ErrorCode::BadMessage.name(), "this is an Omok room");
     }
 
-    fn event(
-        &mut self,
-        host: &mut Host<EngineAnswer>,
-        (key, answer): EngineAnswer,
-        now: StdInstant,
-    ) {
+    async fn answered(&mut self, host: &mut Host) {
+        let Some((key, answer)) = self.answers.1.recv().await else {
+            return;
+        };
+        let now = Instant::now().into_std();
         match answer {
             Ok(point) => self.room.engine_moved(key, point, now),
             Err(why) => {
@@ -554,7 +558,7 @@ impl HostedRoom for OmokHosted {
         self.room.handle_timeout(now);
     }
 
-    async fn outputs(&mut self, host: &mut Host<EngineAnswer>) -> bool {
+    async fn outputs(&mut self, host: &mut Host) -> bool {
         let mut last_state = None;
         while let Some(output) = self.room.poll_output() {
             match output {
@@ -577,7 +581,7 @@ impl HostedRoom for OmokHosted {
                     host.members.remove(&to);
                 }
                 Output::EngineTurn(turn) => {
-                    let (set, tx) = (host.registry.engines.clone(), host.events.clone());
+                    let (set, tx) = (host.registry.engines.clone(), self.answers.0.clone());
                     let seated = self.seated.clone();
                     // The room keeps serving (chat, clocks) while it thinks.
                     tokio::spawn(async move {
@@ -640,7 +644,7 @@ impl OmokHosted {
     /// Sends `snapshot` to every member: a `moved` to those that take it
     /// when one move is all that changed, else the complete state. Each
     /// text is serialised once, and only if someone needs it.
-    fn send_state(&self, host: &mut Host<EngineAnswer>, snapshot: &Snapshot) {
+    fn send_state(&self, host: &mut Host, snapshot: &Snapshot) {
         let moved = self
             .sent
             .as_deref()

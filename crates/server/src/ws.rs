@@ -213,8 +213,8 @@ impl Conn {
         };
         match msg {
             ClientMsg::Hello { .. } => err(ErrorCode::BadMessage, "hello was already said"),
-            ClientMsg::Ping => Some(r#"{"type":"pong"}"#.to_owned()),
-            ClientMsg::Lobby => {
+            ClientMsg::Ping {} => Some(r#"{"type":"pong"}"#.to_owned()),
+            ClientMsg::Lobby {} => {
                 self.lobby = Some(self.shared.rooms.lobby_changes());
                 Some(self.shared.lobby_json())
             }
@@ -225,7 +225,7 @@ impl Conn {
                 let (name, token) = (name.clone(), token.clone());
                 self.join(&room, name, token, play).await
             }
-            ClientMsg::Leave => {
+            ClientMsg::Leave {} => {
                 let refused = self.forward(Input::Leave);
                 self.room = None;
                 refused
@@ -244,12 +244,12 @@ impl Conn {
                 }
                 self.forward(Input::Chat(text))
             }
-            ClientMsg::Resign => self.forward(Input::Resign),
-            ClientMsg::Draw => self.forward(Input::OfferDraw),
-            ClientMsg::Decline => self.forward(Input::Decline),
-            ClientMsg::Takeback => self.forward(Input::Takeback),
-            ClientMsg::AcceptTakeback => self.forward(Input::AcceptTakeback),
-            ClientMsg::Rematch => self.forward(Input::Rematch),
+            ClientMsg::Resign {} => self.forward(Input::Resign),
+            ClientMsg::Draw {} => self.forward(Input::OfferDraw),
+            ClientMsg::Decline {} => self.forward(Input::Decline),
+            ClientMsg::Takeback {} => self.forward(Input::Takeback),
+            ClientMsg::AcceptTakeback {} => self.forward(Input::AcceptTakeback),
+            ClientMsg::Rematch {} => self.forward(Input::Rematch),
             ClientMsg::InviteEngine { engine, level } => {
                 let name = engine.unwrap_or_else(|| BUILT_IN.to_owned());
                 if !self.shared.rooms.engines().knows(&name) {
@@ -260,7 +260,7 @@ impl Conn {
                 }
                 self.forward(Input::InviteEngine { name, level })
             }
-            ClientMsg::Analyse => {
+            ClientMsg::Analyse {} => {
                 let Some(room) = &self.room else {
                     return err(ErrorCode::NotInRoom, "join a room first");
                 };
@@ -269,10 +269,10 @@ impl Conn {
                 }
                 None
             }
-            ClientMsg::Shuffle => self.bingo(Action::Shuffle),
+            ClientMsg::Shuffle {} => self.bingo(Action::Shuffle),
             ClientMsg::Card { numbers } => self.bingo(Action::Card(numbers)),
             ClientMsg::Call { number } => self.bingo(Action::Call(number)),
-            ClientMsg::Quit => self.bingo(Action::Quit),
+            ClientMsg::Quit {} => self.bingo(Action::Quit),
         }
     }
 

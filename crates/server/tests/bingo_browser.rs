@@ -141,7 +141,7 @@ async fn three_browsers_play_bingo_to_a_ranked_result() {
 
 /// The biggest card (15x15, numbers up to 225) on a phone: every number
 /// fits its cell. Someone opening the link of a full room is told they
-/// watch.
+/// watch, and sees the board of numbers the calls mark.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_big_card_fits_a_phone_and_a_full_room_says_you_watch() {
     let Some(mut driver) = start_driver().await else {
@@ -183,6 +183,14 @@ async fn a_big_card_fits_a_phone_and_a_full_room_says_you_watch() {
     let cy = browser(&mut driver, 1024, 768).await;
     enter_name(&cy, &room_url, "Cy").await;
     wait_text(&cy, "#status", "You are watching: every seat is taken.").await;
+    // A watcher has no card, but sees the numbers the calls will mark.
+    wait_css(&cy, "#bingo-called [data-number=\"225\"]").await;
+    let marked = js(
+        &cy,
+        "return document.querySelectorAll('#bingo-called .marked').length",
+    )
+    .await;
+    assert_eq!(marked, json!(0), "nothing is called yet");
     for c in [pia, bo, cy] {
         let _ = c.close().await;
     }

@@ -205,6 +205,17 @@ export function bingoRoomPage(ctx, id) {
     }
   }
 
+  // Who has no card here (a watcher) sees the numbers 1..n² with the
+  // calls marked, so the game can be followed before the cards are shown.
+  function calledBoard() {
+    const n = state.size;
+    const called = new Set(state.calls.map((c) => c.number));
+    const last = state.calls.length ? state.calls[state.calls.length - 1].number : null;
+    const numbers = Array.from({ length: n * n }, (_, i) => i + 1);
+    const board = grid(h, n, numbers, (i, num) => ({ tag: "span", attrs: { class: `${called.has(num) ? "marked" : ""} ${num === last ? "last" : ""}` } }), { id: "bingo-called" });
+    return h("div", {}, h("p", { class: "muted" }, "You are watching: the numbers called so far are marked; every card is shown at the end."), board);
+  }
+
   function render() {
     if (!state) return;
     players.replaceChildren(...state.seats.map((s, seat) => h("li", { "data-seat": seat, class: state.turn === seat ? "to-move" : "" },
@@ -220,7 +231,7 @@ export function bingoRoomPage(ctx, id) {
     calls.scrollTop = calls.scrollHeight;
     if (mySeat != null && filling()) editor();
     else if (mySeat != null && state.card) myCard();
-    else { cardBox.replaceChildren(); tools.replaceChildren(); }
+    else { cardBox.replaceChildren(calledBoard()); tools.replaceChildren(); }
     if (!filling()) draft = null;
     end.replaceChildren();
     if (state.result) {
