@@ -523,8 +523,21 @@ impl<'a> Searcher<'a> {
         if !forced && !pv_node && depth > 0 {
             // Reverse futility and razoring: far enough above beta (below
             // alpha) at shallow depth, trust the static evaluation (the
-            // leaf's VCF); never while the opponent threatens.
-            let stat = self.pos.eval();
+            // leaf's VCF); never while the opponent threatens. A table
+            // score refines the static one where its bound allows.
+            let mut stat = self.pos.eval();
+            if let Some(e) = entry
+                && e.score.abs() < WIN_BOUND
+            {
+                let refines = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score > stat,
+                    Bound::Upper => e.score < stat,
+                };
+                if refines {
+                    stat = e.score;
+                }
+            }
             let margin = FUTILITY_MARGIN * depth;
             if depth < 7 && stat - margin >= beta && stat < WIN_BOUND {
                 return stat;
