@@ -12,6 +12,7 @@
 //! - [`Engine`]: the clock, threads and the [`Player`] implementation.
 
 mod engine;
+mod movegen;
 pub mod pattern;
 pub mod position;
 mod search;

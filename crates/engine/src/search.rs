@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use renju::{Color, NUM_POINTS, Point};
 
+use crate::movegen::Mask;
 use crate::pattern::{Line, Threat};
 use crate::position::{PointSet, Position, ThreatSet};
 use crate::tt::{Bound, Entry, Table};
@@ -252,6 +253,11 @@ impl<'a> Searcher<'a> {
             };
         }
         let mut out = Vec::with_capacity(64);
+        let defences = if t.opp_flex4 {
+            self.pos.flex4_defences(opp)
+        } else {
+            Mask::ALL
+        };
         for p in Point::all() {
             if !self.pos.is_near(p) || !self.pos.is_empty(p) {
                 continue;
@@ -259,8 +265,10 @@ impl<'a> Searcher<'a> {
             let mine = self.pos.threat(me, p);
             if t.opp_flex4 && !mine.is_four() {
                 // Only moves that leave the opponent no open four, tried
-                // among the points on the opponent's strong lines.
-                if !self.pos.lines(opp, p).iter().any(|&l| l >= Line::B4)
+                // among the points on the opponent's strong lines that
+                // reach every point of an open four.
+                if !defences.contains(p)
+                    || !self.pos.lines(opp, p).iter().any(|&l| l >= Line::B4)
                     || !self.pos.is_legal_for(me, p)
                 {
                     continue;
@@ -286,7 +294,9 @@ impl<'a> Searcher<'a> {
             }
             out.push((p, score));
         }
-        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Points are distinct, so the order is total and an unstable sort
+        // gives the same list.
+        out.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         out
     }
 
@@ -513,8 +523,21 @@ impl<'a> Searcher<'a> {
         if !forced && !pv_node && depth > 0 {
             // Reverse futility and razoring: far enough above beta (below
             // alpha) at shallow depth, trust the static evaluation (the
-            // leaf's VCF); never while the opponent threatens.
-            let stat = self.pos.eval();
+            // leaf's VCF); never while the opponent threatens. A table
+            // score refines the static one where its bound allows.
+            let mut stat = self.pos.eval();
+            if let Some(e) = entry
+                && e.score.abs() < WIN_BOUND
+            {
+                let refines = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score > stat,
+                    Bound::Upper => e.score < stat,
+                };
+                if refines {
+                    stat = e.score;
+                }
+            }
             let margin = FUTILITY_MARGIN * depth;
             if depth < 7 && stat - margin >= beta && stat < WIN_BOUND {
                 return stat;

@@ -1,0 +1,56 @@
+//! Board queries for move generation that the position does not keep.
+
+use renju::{Color, NUM_POINTS, Point};
+
+use crate::pattern::{Line, Threat};
+use crate::position::{Position, ThreatSet};
+
+/// A set of points as bits, built for one node.
+#[derive(Clone, Copy)]
+pub(crate) struct Mask([u64; 4]);
+
+impl Mask {
+    /// Every point.
+    pub(crate) const ALL: Mask = Mask([u64::MAX; 4]);
+
+    fn of(points: impl Iterator<Item = Point>) -> Mask {
+        let mut m = Mask([0; 4]);
+        for p in points {
+            m.0[p.index() >> 6] |= 1 << (p.index() & 63);
+        }
+        m
+    }
+
+    /// Whether `p` is in the set.
+    #[inline]
+    pub(crate) fn contains(self, p: Point) -> bool {
+        debug_assert!(p.index() < NUM_POINTS);
+        self.0[p.index() >> 6] & (1 << (p.index() & 63)) != 0
+    }
+
+    fn and(self, other: Mask) -> Mask {
+        Mask(std::array::from_fn(|i| self.0[i] & other.0[i]))
+    }
+}
+
+impl Position {
+    /// The points where a stone can stop every open four `c` could make:
+    /// a stone changes a point's threat only through the lines it lies
+    /// on, so it must lie on a four line of each open-four point (or be
+    /// that point). Every point outside is no defence; the search still
+    /// checks each point inside by playing it.
+    pub(crate) fn flex4_defences(&self, c: Color) -> Mask {
+        let mut defences = Mask::ALL;
+        for f in self.threat_points(c, ThreatSet::Four).iter() {
+            if self.threat(c, f) != Threat::Flex4 || !self.is_legal_for(c, f) {
+                continue;
+            }
+            let lines = self.lines(c, f);
+            let touching = (0..4)
+                .filter(|&d| lines[d] >= Line::B4)
+                .flat_map(|d| self.line_points(f, d).iter().copied());
+            defences = defences.and(Mask::of(std::iter::once(f).chain(touching)));
+        }
+        defences
+    }
+}
