@@ -113,26 +113,11 @@ static MULTISET: LazyLock<Vec<u16>> = LazyLock::new(|| {
         }
     }
     assert_eq!(ids.len(), NM);
-    (0..11usize.pow(4))
-        .map(|i| {
-            let mut k = [
-                (i / 1331) as u8,
-                (i / 121 % 11) as u8,
-                (i / 11 % 11) as u8,
-                (i % 11) as u8,
-            ];
-            k.sort_unstable();
-            ids[&k]
-        })
-        .collect()
+    (0..11usize.pow(4)).map(|i| ids[&sorted_lines(i)]).collect()
 });
 
-/// The line patterns of a multiset number, weakest first.
-fn multiset_lines(id: u16) -> [u8; 4] {
-    let i = MULTISET
-        .iter()
-        .position(|&m| m == id)
-        .expect("every multiset occurs");
+/// The line patterns of an ordered combination number, weakest first.
+fn sorted_lines(i: usize) -> [u8; 4] {
     let mut k = [
         (i / 1331) as u8,
         (i / 121 % 11) as u8,
@@ -141,6 +126,15 @@ fn multiset_lines(id: u16) -> [u8; 4] {
     ];
     k.sort_unstable();
     k
+}
+
+/// The line patterns of a multiset number, weakest first.
+fn multiset_lines(id: u16) -> [u8; 4] {
+    let i = MULTISET
+        .iter()
+        .position(|&m| m == id)
+        .expect("every multiset occurs");
+    sorted_lines(i)
 }
 
 fn features(pos: &Position, c: Color, combos: bool) -> Features {
