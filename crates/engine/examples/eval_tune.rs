@@ -1,7 +1,7 @@
-//! Fits the evaluation's values to game results ("Texel tuning"): a
-//! logistic regression of the result for the side to move against the
-//! counts of line patterns and threats of both colours at the empty points
-//! (the features [`Position::eval`] sums).
+//! Fits the evaluation's values ("Texel tuning"): a logistic regression
+//! of the result for the side to move against the counts of line patterns
+//! and threats of both colours at the empty points (the features
+//! [`Position::eval`] sums).
 //!
 //! Reads games from `eval_data` (one per line) or from SGF files written by
 //! a Gomocup manager (c-gomoku-cli), replays them and keeps the quiet
@@ -11,23 +11,57 @@
 //! in that evaluation's units, for four models; each model's losses are
 //! printed, and its values as the tables of `position.rs`.
 //!
+//! With `--labels` (positions scored by a teacher engine, from
+//! `eval_label`) the target of each labelled position is a mix of the
+//! game's result and the teacher's win chance `1 / (1 + exp(-ev / s))`
+//! (`s` fitted to the game results), one fit per weight in `--mix`, and
+//! the held-out loss is given against both labels. `--combos` adds a value
+//! per combination of a point's four line patterns (as a multiset),
+//! pulled towards zero by `--l2`, on top of the line and threat values.
+//!
 //! ```text
 //! cargo run --release -p engine --example eval_tune -- games.txt matches.sgf
+//! cargo run --release -p engine --example eval_tune -- --labels labels.txt --mix 0,0.5,1
 //! ```
 
+#[allow(dead_code)] // each example uses its part
+mod games;
+
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use clap::Parser;
+use engine::pattern::Line;
 use engine::position::Position;
+use games::Record;
 use renju::{Color, Point, Rule};
 
-/// Features per colour: 11 line patterns, then 9 threats.
+/// Dense features per colour: 11 line patterns, then 9 threats.
 const F: usize = 20;
+/// Multisets of four line patterns out of 11: C(14, 4).
+const NM: usize = 1001;
 
 #[derive(Parser)]
 struct Args {
     /// Game files: `eval_data` output, or `.sgf`.
     files: Vec<PathBuf>,
+    /// Positions scored by a teacher (`eval_label` output).
+    #[arg(long)]
+    labels: Vec<PathBuf>,
+    /// Weights of the teacher's win chance in the target (the rest is the
+    /// game's result), one fit each.
+    #[arg(long, value_delimiter = ',', default_value = "0,0.5,1")]
+    mix: Vec<f64>,
+    /// The teacher's scale `s`; fitted to the game results when absent.
+    #[arg(long)]
+    teacher_scale: Option<f64>,
+    /// Fit a value per multiset of line patterns too.
+    #[arg(long)]
+    combos: bool,
+    /// Weight of the squared combination values in the loss.
+    #[arg(long, default_value_t = 1e-9)]
+    l2: f64,
     /// Hold out every n-th game.
     #[arg(long, default_value_t = 5)]
     holdout: usize,
@@ -39,118 +73,122 @@ struct Args {
     skip: usize,
 }
 
-/// A game: the winner (`None`: a draw), the plies not played by the
-/// engines, the moves.
-struct Record {
-    winner: Option<Color>,
-    prefix: usize,
-    moves: Vec<Point>,
-}
-
-fn parse_games(text: &str) -> Vec<Record> {
-    text.lines()
-        .filter_map(|l| {
-            let mut t = l.split_whitespace();
-            let winner = match t.next()? {
-                "B" => Some(Color::Black),
-                "W" => Some(Color::White),
-                _ => None,
-            };
-            let prefix = t.next()?.parse().ok()?;
-            let moves = t.map(|m| m.parse().ok()).collect::<Option<Vec<Point>>>()?;
-            Some(Record {
-                winner,
-                prefix,
-                moves,
-            })
-        })
-        .collect()
-}
-
-/// The games of an SGF collection as c-gomoku-cli writes it (`RE[B+1]`,
-/// moves `;B[hh]`, the opening's moves commented `opening move`).
-fn parse_sgf(text: &str) -> Vec<Record> {
-    text.split("(;")
-        .skip(1)
-        .filter_map(|g| {
-            let re = g.find("RE[").map(|i| &g[i + 3..])?;
-            let winner = match re.as_bytes().first()? {
-                b'B' => Some(Color::Black),
-                b'W' => Some(Color::White),
-                _ => None,
-            };
-            let mut moves = Vec::new();
-            let mut prefix = 0;
-            for part in g.split(';').skip(1) {
-                let b = part.as_bytes();
-                if b.len() < 5 || !(b[0] == b'B' || b[0] == b'W') || b[1] != b'[' {
-                    continue;
-                }
-                // A coordinate off the board drops the game.
-                let coord = |c: u8| c.checked_sub(b'a').map(usize::from);
-                let p = Point::new(coord(b[2])?, coord(b[3])?)?;
-                moves.push(p);
-                if part.contains("opening move") {
-                    prefix = moves.len();
-                }
-            }
-            Some(Record {
-                winner,
-                prefix,
-                moves,
-            })
-        })
-        .collect()
-}
-
 /// One quiet position: the result for the side to move (1 win, 0 loss,
-/// 0.5 draw), whether black moves, the features of the side to move and
-/// of the opponent, and the same one ply earlier (for the two-ply
+/// 0.5 draw), the teacher's score (infinite for a proved win or loss), the
+/// target of the fit, whether black moves, the features of the side to
+/// move and of the opponent, and the same one ply earlier (for the two-ply
 /// average).
 struct Sample {
     result: f64,
+    ev: Option<f64>,
+    target: f64,
     black: bool,
-    me: [f64; F],
-    opp: [f64; F],
-    prev_me: [f64; F],
-    prev_opp: [f64; F],
+    me: Features,
+    opp: Features,
+    prev_me: Features,
+    prev_opp: Features,
 }
 
-fn features(pos: &Position, c: Color) -> [f64; F] {
-    let (lines, threats) = pos.pattern_counts(c);
-    let mut f = [0.0; F];
-    for (i, &n) in lines.iter().chain(threats.iter()).enumerate() {
-        f[i] = f64::from(n);
+/// The features of one colour: dense counts, and how many empty points
+/// hold each multiset of line patterns (only those that occur).
+#[derive(Clone)]
+struct Features {
+    dense: [f64; F],
+    combos: Vec<(u16, f64)>,
+}
+
+/// The multiset number of every ordered combination of four line
+/// patterns (indexed as `pattern::combo_index` does: the first direction
+/// weighs most).
+static MULTISET: LazyLock<Vec<u16>> = LazyLock::new(|| {
+    let mut ids = HashMap::new();
+    for a in 0..11u8 {
+        for b in a..11 {
+            for c in b..11 {
+                for d in c..11 {
+                    let n = ids.len() as u16;
+                    ids.insert([a, b, c, d], n);
+                }
+            }
+        }
     }
-    f
+    assert_eq!(ids.len(), NM);
+    (0..11usize.pow(4)).map(|i| ids[&sorted_lines(i)]).collect()
+});
+
+/// The line patterns of an ordered combination number, weakest first.
+fn sorted_lines(i: usize) -> [u8; 4] {
+    let mut k = [
+        (i / 1331) as u8,
+        (i / 121 % 11) as u8,
+        (i / 11 % 11) as u8,
+        (i % 11) as u8,
+    ];
+    k.sort_unstable();
+    k
 }
 
-fn samples(games: &[Record], skip: usize) -> Vec<Sample> {
+/// The line patterns of a multiset number, weakest first.
+fn multiset_lines(id: u16) -> [u8; 4] {
+    let i = MULTISET
+        .iter()
+        .position(|&m| m == id)
+        .expect("every multiset occurs");
+    sorted_lines(i)
+}
+
+fn features(pos: &Position, c: Color, combos: bool) -> Features {
+    let (lines, threats) = pos.pattern_counts(c);
+    let mut dense = [0.0; F];
+    for (i, &n) in lines.iter().chain(threats.iter()).enumerate() {
+        dense[i] = f64::from(n);
+    }
+    let mut counts: HashMap<u16, f64> = HashMap::new();
+    if combos {
+        for p in Point::all() {
+            if pos.is_empty(p) {
+                let l = pos.lines(c, p).map(|l: Line| l as usize);
+                let id = MULTISET[((l[0] * 11 + l[1]) * 11 + l[2]) * 11 + l[3]];
+                *counts.entry(id).or_default() += 1.0;
+            }
+        }
+    }
+    Features {
+        dense,
+        combos: counts.into_iter().collect(),
+    }
+}
+
+/// The result of a game for the side to move.
+fn result_for(winner: Option<Color>, side: Color) -> f64 {
+    match winner {
+        Some(w) if w == side => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    }
+}
+
+fn samples(games: &[Record], skip: usize, combos: bool) -> Vec<Sample> {
     let mut out = Vec::new();
     for g in games {
         let mut pos = Position::new(Rule::Renju);
         // Features of the previous position, for its side to move and the
         // other.
-        let mut prev: Option<([f64; F], [f64; F])> = None;
+        let mut prev: Option<(Features, Features)> = None;
         for (i, &m) in g.moves.iter().enumerate() {
             let side = pos.side();
-            let quiet = Color::ALL.iter().all(|&c| {
-                pos.threat_points(c, engine::position::ThreatSet::Five)
-                    .is_empty()
-            });
-            let me = features(&pos, side);
-            let opp = features(&pos, !side);
-            if quiet && i >= g.prefix + skip && i >= 1 {
-                let (prev_stm, prev_other) = prev.expect("a previous position");
+            let me = features(&pos, side, combos);
+            let opp = features(&pos, !side, combos);
+            if games::is_quiet(&pos) && i >= g.prefix + skip && i >= 1 {
+                let (prev_stm, prev_other) = prev.take().expect("a previous position");
+                let result = result_for(g.winner, side);
                 out.push(Sample {
-                    result: match g.winner {
-                        Some(w) if w == side => 1.0,
-                        Some(_) => 0.0,
-                        None => 0.5,
-                    },
+                    result,
+                    ev: None,
+                    target: result,
                     black: side == Color::Black,
-                    me,
-                    opp,
+                    me: me.clone(),
+                    opp: opp.clone(),
                     // One ply earlier the opponent was to move.
                     prev_me: prev_other,
                     prev_opp: prev_stm,
@@ -163,20 +201,92 @@ fn samples(games: &[Record], skip: usize) -> Vec<Sample> {
     out
 }
 
+/// A teacher's score: a number, or `+vK` / `-vK` for a proved win / loss.
+fn parse_ev(word: &str) -> Option<f64> {
+    match word.split_once('v') {
+        Some(("+", _)) => Some(f64::INFINITY),
+        Some(("-", _)) => Some(f64::NEG_INFINITY),
+        Some(_) => None,
+        None => word.parse().ok(),
+    }
+}
+
+/// The labelled positions of `eval_label` output, grouped by game (a line
+/// whose moves extend the previous line's is the same game), every
+/// `holdout`-th game held out: (training, held out).
+fn labelled(text: &str, holdout: usize, combos: bool) -> (Vec<Sample>, Vec<Sample>) {
+    let (mut train, mut test) = (Vec::new(), Vec::new());
+    let mut game = 0;
+    let mut last: Vec<Point> = Vec::new();
+    for line in text.lines() {
+        let mut t = line.split_whitespace();
+        let (Some(ev), Some(Some(winner))) = (
+            t.next().and_then(parse_ev),
+            t.next().map(games::parse_winner),
+        ) else {
+            continue;
+        };
+        let Some(moves) = t.map(|m| m.parse().ok()).collect::<Option<Vec<Point>>>() else {
+            continue;
+        };
+        let Some((&lastmove, before)) = moves.split_last() else {
+            continue;
+        };
+        if !moves.starts_with(&last) || last.is_empty() {
+            game += 1;
+        }
+        let mut pos = Position::from_moves(Rule::Renju, before);
+        let (prev_me, prev_opp) = (
+            features(&pos, !pos.side(), combos),
+            features(&pos, pos.side(), combos),
+        );
+        pos.play(lastmove);
+        let side = pos.side();
+        let result = result_for(winner, side);
+        let sample = Sample {
+            result,
+            ev: Some(ev),
+            target: result,
+            black: side == Color::Black,
+            me: features(&pos, side, combos),
+            opp: features(&pos, !side, combos),
+            prev_me,
+            prev_opp,
+        };
+        if game % holdout == 0 {
+            test.push(sample);
+        } else {
+            train.push(sample);
+        }
+        last = moves;
+    }
+    (train, test)
+}
+
 /// Which parameters a model has: values for the side to move and for the
 /// opponent, shared by both colours or per colour; optionally scored as the
-/// average of the evaluations after the last two plies.
+/// average of the evaluations after the last two plies; optionally a
+/// value per multiset of line patterns.
 #[derive(Clone, Copy, Debug)]
 struct Model {
     per_colour: bool,
     two_ply: bool,
+    combos: bool,
+}
+
+impl Model {
+    /// Parameters per colour and role.
+    fn width(self) -> usize {
+        if self.combos { F + NM } else { F }
+    }
 }
 
 /// Parameter layout: `[colour][role][feature]`, role 0 the side to move,
-/// 1 the opponent; a shared model uses colour 0 for both.
+/// 1 the opponent; a shared model uses colour 0 for both. Multiset values
+/// follow the dense features.
 fn index(m: Model, black: bool, role: usize, k: usize) -> usize {
     let colour = usize::from(m.per_colour && !black);
-    (colour * 2 + role) * F + k
+    (colour * 2 + role) * m.width() + k
 }
 
 /// Evaluation of one side of one position, and its gradient (`grad`
@@ -185,18 +295,34 @@ fn side_eval(
     m: Model,
     w: &[f64],
     black: bool,
-    me: &[f64; F],
-    opp: &[f64; F],
+    me: &Features,
+    opp: &Features,
     grad: Option<(&mut [f64], f64)>,
 ) -> f64 {
     let mut e = 0.0;
     for k in 0..F {
-        e += w[index(m, black, 0, k)] * me[k] - w[index(m, !black, 1, k)] * opp[k];
+        e += w[index(m, black, 0, k)] * me.dense[k] - w[index(m, !black, 1, k)] * opp.dense[k];
+    }
+    if m.combos {
+        for &(id, n) in &me.combos {
+            e += w[index(m, black, 0, F + id as usize)] * n;
+        }
+        for &(id, n) in &opp.combos {
+            e -= w[index(m, !black, 1, F + id as usize)] * n;
+        }
     }
     if let Some((g, s)) = grad {
         for k in 0..F {
-            g[index(m, black, 0, k)] += s * me[k];
-            g[index(m, !black, 1, k)] -= s * opp[k];
+            g[index(m, black, 0, k)] += s * me.dense[k];
+            g[index(m, !black, 1, k)] -= s * opp.dense[k];
+        }
+        if m.combos {
+            for &(id, n) in &me.combos {
+                g[index(m, black, 0, F + id as usize)] += s * n;
+            }
+            for &(id, n) in &opp.combos {
+                g[index(m, !black, 1, F + id as usize)] -= s * n;
+            }
         }
     }
     e
@@ -231,40 +357,59 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// Mean cross-entropy of the results against the predicted win chances.
-fn loss(m: Model, w: &[f64], k: f64, data: &[Sample]) -> f64 {
+/// Mean cross-entropy of a label (where the sample has it) against the
+/// predicted win chances.
+fn loss(
+    m: Model,
+    w: &[f64],
+    k: f64,
+    data: &[Sample],
+    label: impl Fn(&Sample) -> Option<f64>,
+) -> f64 {
     let eps = 1e-9;
-    data.iter()
-        .map(|s| {
+    let (mut sum, mut n) = (0.0, 0);
+    for s in data {
+        if let Some(y) = label(s) {
             let p = sigmoid(eval(m, w, s, None) / k).clamp(eps, 1.0 - eps);
-            -(s.result * p.ln() + (1.0 - s.result) * (1.0 - p).ln())
-        })
-        .sum::<f64>()
-        / data.len() as f64
+            sum -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+            n += 1;
+        }
+    }
+    sum / n.max(1) as f64
+}
+
+/// The game's result.
+fn by_result(s: &Sample) -> Option<f64> {
+    Some(s.result)
+}
+
+/// The fit's target.
+fn by_target(s: &Sample) -> Option<f64> {
+    Some(s.target)
 }
 
 /// The hand-picked evaluation's values (before the fit) in the layout of
-/// [`index`]: the side to move's shapes count 1.25 times.
+/// [`index`]: the side to move's shapes count 1.25 times; no multiset
+/// values.
 fn current(m: Model) -> Vec<f64> {
     const LINE: [f64; 11] = [0., 0., 1., 3., 6., 14., 16., 40., 45., 120., 500.];
     const THREAT: [f64; 9] = [0., 0., 10., 90., 0., 20., 140., 300., 600.];
-    let mut w = vec![0.0; 4 * F];
-    for colour in 0..2 {
+    let colours = if m.per_colour { 2 } else { 1 };
+    let mut w = vec![0.0; colours * 2 * m.width()];
+    for colour in 0..colours {
         for role in 0..2 {
             let factor = if role == 0 { 1.25 } else { 1.0 };
             for (k, v) in LINE.iter().chain(THREAT.iter()).enumerate() {
-                w[(colour * 2 + role) * F + k] = factor * v;
+                w[(colour * 2 + role) * m.width() + k] = factor * v;
             }
         }
-    }
-    if !m.per_colour {
-        w.truncate(2 * F);
     }
     w
 }
 
-/// Adam on the mean cross-entropy, the scale `k` fixed.
-fn fit(m: Model, mut w: Vec<f64>, k: f64, data: &[Sample], steps: usize) -> Vec<f64> {
+/// Adam on the mean cross-entropy against the targets, plus `l2` times
+/// the squared multiset values; the scale `k` fixed.
+fn fit(m: Model, mut w: Vec<f64>, k: f64, data: &[Sample], steps: usize, l2: f64) -> Vec<f64> {
     let (b1, b2, eps) = (0.9, 0.999, 1e-8);
     let mut mom = vec![0.0; w.len()];
     let mut vel = vec![0.0; w.len()];
@@ -273,8 +418,13 @@ fn fit(m: Model, mut w: Vec<f64>, k: f64, data: &[Sample], steps: usize) -> Vec<
         let mut g = vec![0.0; w.len()];
         for s in data {
             let e = eval(m, &w, s, None);
-            let d = (sigmoid(e / k) - s.result) / k / data.len() as f64;
+            let d = (sigmoid(e / k) - s.target) / k / data.len() as f64;
             eval(m, &w, s, Some((&mut g, d)));
+        }
+        for (i, gi) in g.iter_mut().enumerate() {
+            if i % m.width() >= F {
+                *gi += 2.0 * l2 * w[i];
+            }
         }
         for i in 0..w.len() {
             mom[i] = b1 * mom[i] + (1.0 - b1) * g[i];
@@ -285,6 +435,20 @@ fn fit(m: Model, mut w: Vec<f64>, k: f64, data: &[Sample], steps: usize) -> Vec<
         }
     }
     w
+}
+
+/// Golden-section search of the `x` in `[lo, hi]` minimising `f`.
+fn minimise(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
+    let r = (5f64.sqrt() - 1.0) / 2.0;
+    while hi - lo > 1e-3 {
+        let (a, b) = (hi - r * (hi - lo), lo + r * (hi - lo));
+        if f(a) < f(b) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    (lo + hi) / 2.0
 }
 
 fn main() -> std::process::ExitCode {
@@ -300,15 +464,9 @@ fn main() -> std::process::ExitCode {
 fn run(args: Args) -> std::io::Result<()> {
     let mut games = Vec::new();
     for f in &args.files {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", f.display())))?;
-        let before = games.len();
-        if f.extension().is_some_and(|e| e == "sgf") {
-            games.extend(parse_sgf(&text));
-        } else {
-            games.extend(parse_games(&text));
-        }
-        eprintln!("{}: {} games", f.display(), games.len() - before);
+        let read = games::read_games(f)?;
+        eprintln!("{}: {} games", f.display(), read.len());
+        games.extend(read);
     }
     let (mut train_games, mut test_games) = (Vec::new(), Vec::new());
     for (i, g) in games.into_iter().enumerate() {
@@ -318,8 +476,21 @@ fn run(args: Args) -> std::io::Result<()> {
             train_games.push(g);
         }
     }
-    let train = samples(&train_games, args.skip);
-    let test = samples(&test_games, args.skip);
+    let mut train = samples(&train_games, args.skip, args.combos);
+    let mut test = samples(&test_games, args.skip, args.combos);
+    for f in &args.labels {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", f.display())))?;
+        let (tr, te) = labelled(&text, args.holdout, args.combos);
+        eprintln!(
+            "{}: {} + {} labelled positions",
+            f.display(),
+            tr.len(),
+            te.len()
+        );
+        train.extend(tr);
+        test.extend(te);
+    }
     eprintln!(
         "{} training positions, {} held out",
         train.len(),
@@ -328,58 +499,133 @@ fn run(args: Args) -> std::io::Result<()> {
     let base = Model {
         per_colour: false,
         two_ply: false,
+        combos: false,
     };
     let w0 = current(base);
     // The scale first: a golden-section search of ln K.
-    let (mut lo, mut hi) = (10f64.ln(), 10_000f64.ln());
-    let f = |x: f64| loss(base, &w0, x.exp(), &train);
-    let r = (5f64.sqrt() - 1.0) / 2.0;
-    while hi - lo > 1e-3 {
-        let (a, b) = (hi - r * (hi - lo), lo + r * (hi - lo));
-        if f(a) < f(b) {
-            hi = b;
-        } else {
-            lo = a;
-        }
-    }
-    let k = ((lo + hi) / 2.0).exp().round();
+    let k = minimise(
+        |x| loss(base, &w0, x.exp(), &train, by_result),
+        10f64.ln(),
+        10_000f64.ln(),
+    )
+    .exp()
+    .round();
     println!(
         "hand-picked evaluation: K = {k}, loss train {:.5} held-out {:.5}",
-        loss(base, &w0, k, &train),
-        loss(base, &w0, k, &test)
+        loss(base, &w0, k, &train, by_result),
+        loss(base, &w0, k, &test, by_result)
     );
-    let models = [
-        Model {
-            per_colour: false,
-            two_ply: false,
-        },
-        Model {
-            per_colour: false,
-            two_ply: true,
-        },
-        Model {
-            per_colour: true,
-            two_ply: false,
-        },
-        Model {
-            per_colour: true,
-            two_ply: true,
-        },
-    ];
-    for m in models {
-        let w = fit(m, current(m), k, &train, args.steps);
-        let rounded: Vec<f64> = w.iter().map(|x| x.round()).collect();
-        println!(
-            "{m:?}: loss train {:.5} held-out {:.5} (rounded {:.5}); start held-out {:.5}",
-            loss(m, &w, k, &train),
-            loss(m, &w, k, &test),
-            loss(m, &rounded, k, &test),
-            loss(m, &current(m), k, &test)
-        );
-        print_table(m, &rounded, "EVAL_LINE", 0..11);
-        print_table(m, &rounded, "EVAL_THREAT", 11..F);
+    if args.labels.is_empty() {
+        for (per_colour, two_ply) in [(false, false), (false, true), (true, false), (true, true)] {
+            let m = Model {
+                per_colour,
+                two_ply,
+                combos: args.combos,
+            };
+            report(
+                m,
+                &fit(m, current(m), k, &train, args.steps, args.l2),
+                k,
+                &train,
+                &test,
+                None,
+            );
+        }
+        return Ok(());
+    }
+    // The teacher's scale: the one that predicts the game results best.
+    let s = args.teacher_scale.unwrap_or_else(|| {
+        let f = |x: f64| {
+            let data = train.iter().filter_map(|s| s.ev.map(|ev| (ev, s.result)));
+            let (mut sum, mut n) = (0.0, 0);
+            for (ev, y) in data {
+                let p = sigmoid(ev / x.exp()).clamp(1e-9, 1.0 - 1e-9);
+                sum -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+                n += 1;
+            }
+            sum / f64::from(n.max(1))
+        };
+        minimise(f, 10f64.ln(), 100_000f64.ln()).exp().round()
+    });
+    let teacher = move |x: &Sample| x.ev.map(|ev| sigmoid(ev / s));
+    println!(
+        "teacher: s = {s}, its win chance against the results: loss train {:.5} held-out {:.5}",
+        mean_xent(&train, &teacher),
+        mean_xent(&test, &teacher)
+    );
+    let m = Model {
+        per_colour: true,
+        two_ply: false,
+        combos: args.combos,
+    };
+    for &mix in &args.mix {
+        for x in train.iter_mut().chain(test.iter_mut()) {
+            x.target = teacher(x).map_or(x.result, |t| mix * t + (1.0 - mix) * x.result);
+        }
+        println!("mix {mix} (teacher's weight):");
+        let w = fit(m, current(m), k, &train, args.steps, args.l2);
+        report(m, &w, k, &train, &test, Some(&teacher));
     }
     Ok(())
+}
+
+/// A label of a sample, where it has one.
+type Label = dyn Fn(&Sample) -> Option<f64>;
+
+/// Mean cross-entropy of the game results against a teacher's win chance.
+fn mean_xent(data: &[Sample], teacher: &impl Fn(&Sample) -> Option<f64>) -> f64 {
+    let (mut sum, mut n) = (0.0, 0);
+    for x in data {
+        if let Some(p) = teacher(x) {
+            let p = p.clamp(1e-9, 1.0 - 1e-9);
+            sum -= x.result * p.ln() + (1.0 - x.result) * (1.0 - p).ln();
+            n += 1;
+        }
+    }
+    sum / f64::from(n.max(1))
+}
+
+/// Prints a fitted model's losses (against the targets, the results and,
+/// where there is one, the teacher) and its tables.
+fn report(m: Model, w: &[f64], k: f64, train: &[Sample], test: &[Sample], teacher: Option<&Label>) {
+    let rounded: Vec<f64> = w.iter().map(|x| x.round()).collect();
+    println!(
+        "{m:?}: loss train {:.5} held-out {:.5} (rounded {:.5}); start held-out {:.5}",
+        loss(m, w, k, train, by_target),
+        loss(m, w, k, test, by_target),
+        loss(m, &rounded, k, test, by_target),
+        loss(m, &current(m), k, test, by_target)
+    );
+    println!(
+        "  held-out against the results {:.5}",
+        loss(m, &rounded, k, test, by_result)
+    );
+    if let Some(t) = teacher {
+        println!(
+            "  held-out against the teacher {:.5} (labelled positions only)",
+            loss(m, &rounded, k, test, t)
+        );
+    }
+    print_table(m, &rounded, "EVAL_LINE", 0..11);
+    print_table(m, &rounded, "EVAL_THREAT", 11..F);
+    if m.combos {
+        print_combos(m, &rounded);
+    }
+}
+
+/// Prints the multiset values that are not zero, as `position.rs`'s
+/// `EVAL_COMBO` lists them: the four line patterns, then the values by
+/// colour and role.
+fn print_combos(m: Model, w: &[f64]) {
+    println!("const EVAL_COMBO: &[([u8; 4], [[i32; 2]; 2])] = &[");
+    for id in 0..NM as u16 {
+        let v = [true, false]
+            .map(|black| [0, 1].map(|role| w[index(m, black, role, F + id as usize)] as i32));
+        if v.iter().flatten().any(|&x| x != 0) {
+            println!("    ({:?}, {v:?}),", multiset_lines(id));
+        }
+    }
+    println!("];");
 }
 
 /// Prints the values of `features` as `position.rs` lays them out: by
