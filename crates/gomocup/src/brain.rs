@@ -336,7 +336,24 @@ impl BrainProtocol {
                 Ok(_) => self.send(format_point(p)),
                 Err(e) => self.send(format!("ERROR own move {p} refused: {e}")),
             },
-            Err(why) => self.send(format!("ERROR {why}")),
+            // A manager waits for a point and counts anything else as a
+            // loss on time, even where the rules call the game over (black
+            // left with only forbidden points: a draw under our rules, a
+            // forbidden move to the manager). So the brain says why and
+            // answers a point: a legal one if the search failed, else any
+            // empty one.
+            Err(why) => match game
+                .legal_moves()
+                .into_iter()
+                .next()
+                .or_else(|| Point::all().find(|&p| game.board().is_empty(p)))
+            {
+                Some(p) => {
+                    self.send(format!("MESSAGE {why}: answering {}", format_point(p)));
+                    self.send(format_point(p));
+                }
+                None => self.send(format!("ERROR {why}")),
+            },
         }
         self.state = State::Playing(game);
         // Run what arrived meanwhile; a command that starts a new search
@@ -651,8 +668,13 @@ mod tests {
         b.line("TURN 9,9");
         let out = b.event(BrainEvent::Moved(Point::CENTER));
         assert!(sent(&out)[0].starts_with("ERROR own move"), "{out:?}");
+        // Without a move from the search the brain still answers a legal
+        // point: a manager would count silence as a loss on time.
         b.line("TURN 10,10");
-        assert!(sent(&b.event(BrainEvent::NoMove("no legal move")))[0].starts_with("ERROR"));
+        let out = b.event(BrainEvent::NoMove("the search failed"));
+        let out = sent(&out);
+        assert!(out[0].starts_with("MESSAGE the search failed"), "{out:?}");
+        assert_eq!(out[1], "1,0");
     }
 
     #[test]
