@@ -239,28 +239,28 @@ const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 
 /// The evaluation's value of each line pattern at an empty point, by
 /// colour (black, white) and role (the side to move, the opponent): fitted
-/// to game results by `examples/eval_tune.rs` (see BENCHMARKS.md,
-/// "Session 5: evaluation").
+/// by `examples/eval_tune.rs` to game results and a teacher engine's scores,
+/// half and half (see BENCHMARKS.md, "Session 6: evaluation").
 const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
     [
-        [9, -78, 5, 0, -8, -7, 44, 145, 248, 977, 625],
-        [10, -197, 3, 1, -7, -8, 30, 64, 173, 283, 500],
+        [5, -196, 1, 2, -3, 4, 38, 118, 212, 993, 625],
+        [7, -367, 3, 1, 5, -4, 24, 46, 163, 263, 500],
     ],
     [
-        [7, 0, 0, 0, 11, 6, 50, 68, 236, 964, 625],
-        [6, 0, -2, 0, 14, 1, 49, -16, 151, 191, 500],
+        [6, 0, 5, 0, 4, 3, 61, 82, 228, 876, 625],
+        [3, 0, 2, 1, -2, 1, 46, 19, 156, 221, 500],
     ],
 ];
 /// The evaluation's extra value of a combination of lines, laid out as
 /// [`EVAL_LINE`].
 const EVAL_THREAT: [[[i32; 9]; 2]; 2] = [
     [
-        [-6, -82, 131, -159, -32, 427, 1110, 1020, 750],
-        [-7, -38, 80, -314, 65, 373, 781, 162, 600],
+        [-5, -73, 121, -199, -18, 398, 1097, 882, 750],
+        [-4, -56, 72, -294, 67, 271, 809, 253, 600],
     ],
     [
-        [-3, 14, 39, -348, 38, 258, 1146, 1198, 750],
-        [-3, 27, 46, -348, 96, 244, 255, 273, 600],
+        [-4, 0, 83, -316, 17, 296, 1123, 1102, 750],
+        [-3, -5, 62, -233, 79, 218, 466, 393, 600],
     ],
 ];
 

@@ -122,6 +122,39 @@ struct Threats {
     opp_flex4: bool,
 }
 
+/// A line of moves, at most [`MAX_PV`] of them, kept without allocating.
+#[derive(Clone, Copy)]
+struct PvLine {
+    moves: [Point; MAX_PV],
+    len: usize,
+}
+
+impl Default for PvLine {
+    fn default() -> Self {
+        PvLine {
+            moves: [Point::CENTER; MAX_PV],
+            len: 0,
+        }
+    }
+}
+
+impl PvLine {
+    fn moves(&self) -> &[Point] {
+        &self.moves[..self.len]
+    }
+
+    /// `first` followed by this line (cut to [`MAX_PV`]).
+    fn after(&self, first: Point) -> PvLine {
+        let mut line = PvLine {
+            len: (self.len + 1).min(MAX_PV),
+            ..PvLine::default()
+        };
+        line.moves[0] = first;
+        line.moves[1..line.len].copy_from_slice(&self.moves[..line.len - 1]);
+        line
+    }
+}
+
 /// One search thread's state.
 pub struct Searcher<'a> {
     pos: Position,
@@ -135,6 +168,12 @@ pub struct Searcher<'a> {
     /// move.
     counter: [[Option<Point>; NUM_POINTS]; 2],
     history: [[i32; NUM_POINTS]; 2],
+    /// The line each PV node found, by ply (the table can lose a line's
+    /// later positions to replacement before the search ends).
+    lines: Box<[PvLine; MAX_PLY]>,
+    /// The root move's line from the last move that raised the root's
+    /// alpha.
+    root_line: PvLine,
     vcf_fails: Vec<u64>,
     start_depth: i32,
     helper: bool,
@@ -163,6 +202,8 @@ impl<'a> Searcher<'a> {
             killers: [[None; 2]; MAX_PLY],
             counter: [[None; NUM_POINTS]; 2],
             history: [[0; NUM_POINTS]; 2],
+            lines: Box::new([PvLine::default(); MAX_PLY]),
+            root_line: PvLine::default(),
             vcf_fails: vec![0; 1 << 16],
             start_depth: 1,
             helper: false,
@@ -466,6 +507,7 @@ impl<'a> Searcher<'a> {
 
     fn search(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
+        self.lines[ply].len = 0;
         if self.should_stop() {
             return 0;
         }
@@ -593,6 +635,9 @@ impl<'a> Searcher<'a> {
                 best_move = Some(m);
                 if score > alpha {
                     alpha = score;
+                    if pv_node {
+                        self.lines[ply] = self.lines[ply + 1].after(m);
+                    }
                     if score >= beta {
                         if !tactical {
                             let k = &mut self.killers[ply];
@@ -722,15 +767,23 @@ impl<'a> Searcher<'a> {
             }
         }
         best.nodes = self.nodes;
-        best.pv = self.principal_variation(best.best);
+        let line = self.root_line;
+        let line = if line.moves().first() == Some(&best.best) {
+            line.moves()
+        } else {
+            std::slice::from_ref(&best.best)
+        };
+        best.pv = self.principal_variation(line);
         Some(best)
     }
 
-    /// The line the search expects after `first`: the table's best move of
-    /// each position in turn, while it is legal and the game goes on.
-    fn principal_variation(&mut self, first: Point) -> Vec<Point> {
+    /// The line the search expects: `line` as the search found it, then
+    /// the table's best move of each position in turn, while it is legal
+    /// and the game goes on.
+    fn principal_variation(&mut self, line: &[Point]) -> Vec<Point> {
         let mut pv = Vec::with_capacity(MAX_PV);
-        let mut next = Some(first);
+        let mut found = line.iter().copied();
+        let mut next = found.next();
         while let Some(m) = next {
             let side = self.pos.side();
             if pv.len() >= MAX_PV || !self.pos.is_empty(m) || !self.pos.is_legal_for(side, m) {
@@ -742,7 +795,9 @@ impl<'a> Searcher<'a> {
             if five {
                 break;
             }
-            next = self.tt.probe(self.pos.hash()).and_then(|e| e.best);
+            next = found
+                .next()
+                .or_else(|| self.tt.probe(self.pos.hash()).and_then(|e| e.best));
         }
         for _ in 0..pv.len() {
             self.pos.undo();
@@ -813,6 +868,7 @@ impl<'a> Searcher<'a> {
             if score > alpha {
                 alpha = score;
                 best = Some(i);
+                self.root_line = self.lines[1].after(m);
             }
         }
         (alpha, best, true)
