@@ -336,24 +336,7 @@ impl BrainProtocol {
                 Ok(_) => self.send(format_point(p)),
                 Err(e) => self.send(format!("ERROR own move {p} refused: {e}")),
             },
-            // A manager waits for a point and counts anything else as a
-            // loss on time, even where the rules call the game over (black
-            // left with only forbidden points: a draw under our rules, a
-            // forbidden move to the manager). So the brain says why and
-            // answers a point: a legal one if the search failed, else any
-            // empty one.
-            Err(why) => match game
-                .legal_moves()
-                .into_iter()
-                .next()
-                .or_else(|| Point::all().find(|&p| game.board().is_empty(p)))
-            {
-                Some(p) => {
-                    self.send(format!("MESSAGE {why}: answering {}", format_point(p)));
-                    self.send(format_point(p));
-                }
-                None => self.send(format!("ERROR {why}")),
-            },
+            Err(why) => self.answer_anyway(&game, why),
         }
         self.state = State::Playing(game);
         // Run what arrived meanwhile; a command that starts a new search
@@ -363,6 +346,27 @@ impl BrainProtocol {
                 Pending::Line(line) => self.line(&line, now),
                 Pending::Unreadable(why) => self.unreadable(&why),
             }
+        }
+    }
+
+    /// Answers a turn the brain has no move for. A manager waits for a
+    /// point and counts anything else as a loss on time, even where the
+    /// rules call the game over (black left with only forbidden points: a
+    /// draw under `rules.md`, a forbidden move to the manager). So the brain
+    /// says why and answers a point: a legal one if there is one (the
+    /// search failed), else any empty one.
+    fn answer_anyway(&mut self, game: &Game, why: &str) {
+        let point = game
+            .legal_moves()
+            .into_iter()
+            .next()
+            .or_else(|| Point::all().find(|&p| game.board().is_empty(p)));
+        match point {
+            Some(p) => {
+                self.send(format!("MESSAGE {why}: answering {}", format_point(p)));
+                self.send(format_point(p));
+            }
+            None => self.send(format!("ERROR {why}")),
         }
     }
 
@@ -447,7 +451,8 @@ impl BrainProtocol {
             return self.send(format!("ERROR move {rest} refused: {e}"));
         }
         if game.result().is_some() {
-            return self.send("ERROR the game is over".to_owned());
+            let game = game.clone();
+            return self.answer_anyway(&game, "the game is over");
         }
         self.think(now);
     }
@@ -488,11 +493,11 @@ impl BrainProtocol {
         };
         match self.rebuild(&stones) {
             Ok(rebuilt) => {
-                let over = rebuilt.result().is_some();
-                self.state = State::Playing(rebuilt);
-                if over {
-                    self.send("ERROR the game is over".to_owned());
+                if rebuilt.result().is_some() {
+                    self.answer_anyway(&rebuilt, "the game is over");
+                    self.state = State::Playing(rebuilt);
                 } else {
+                    self.state = State::Playing(rebuilt);
                     self.think(now);
                 }
             }
@@ -675,6 +680,41 @@ mod tests {
         let out = sent(&out);
         assert!(out[0].starts_with("MESSAGE the search failed"), "{out:?}");
         assert_eq!(out[1], "1,0");
+    }
+
+    /// Game 20 of session 6's fixed-time self-play (renju): after 224
+    /// stones black's only empty point, 2,5, is forbidden. The brain used to
+    /// answer `ERROR` and the manager scored it a loss on time; now it says
+    /// why and answers the point (a forbidden move to the manager).
+    #[test]
+    fn answers_a_point_when_black_has_only_forbidden_points() {
+        const STONES: &str = concat!(
+            "7,7 7,6 7,8 6,7 8,7 9,6 8,5 8,6 6,6 8,8 9,7 10,7 10,6 7,5 11,5 11,8 9,5 12,8 10,4 ",
+            "12,9 13,10 12,6 12,5 10,5 10,8 13,3 7,3 8,4 9,3 12,7 12,10 10,9 11,9 13,11 9,10 11,6 ",
+            "9,4 9,2 9,11 13,6 14,5 9,9 7,9 7,10 10,3 8,3 8,9 13,8 14,9 10,11 11,10 10,10 10,12 ",
+            "11,11 12,12 8,10 11,12 9,12 10,1 8,2 11,2 12,1 11,3 11,4 10,2 10,0 12,2 13,1 13,2 ",
+            "14,2 8,0 10,13 6,9 13,7 5,10 4,11 13,4 12,3 14,11 14,7 11,7 14,12 4,9 5,9 6,11 7,12 ",
+            "7,11 8,11 11,14 12,4 3,10 3,8 6,10 6,12 8,12 9,13 2,11 1,12 4,10 2,10 12,13 5,6 5,5 ",
+            "4,8 12,14 12,11 10,14 9,14 6,5 2,8 1,8 2,6 2,7 3,7 1,5 3,9 1,11 4,4 3,5 6,4 4,5 5,4 ",
+            "7,4 1,9 3,4 4,12 3,11 7,13 8,13 4,6 0,10 3,6 1,6 1,4 4,7 7,2 3,12 5,2 6,2 3,13 4,2 ",
+            "3,3 0,9 4,13 5,13 0,7 0,11 0,12 8,1 2,3 13,5 4,3 1,3 2,2 2,4 1,13 5,3 13,14 3,2 5,14 ",
+            "5,8 0,4 1,1 6,14 0,13 0,0 7,14 7,1 0,1 3,1 7,0 2,0 0,5 5,0 14,1 2,1 6,1 9,0 13,0 ",
+            "11,0 3,0 1,0 2,14 12,0 6,0 1,14 4,0 14,0 4,1 5,1 9,1 11,1 0,2 1,2 0,3 6,3 14,3 14,4 ",
+            "0,6 14,6 1,7 5,7 0,8 6,8 9,8 14,8 2,9 13,9 1,10 14,10 5,11 2,12 5,12 13,12 2,13 6,13 ",
+            "11,13 13,13 14,13 0,14 3,14 4,14 8,14 14,14",
+        );
+        let mut b = Brain::new();
+        b.line("INFO rule 4");
+        b.line("START 15");
+        b.line("BOARD");
+        // Stones alternate from black, and black is to move: ours first.
+        for (i, p) in STONES.split(' ').enumerate() {
+            assert!(b.line(&format!("{p},{}", 1 + i % 2)).is_empty());
+        }
+        let out = b.line("DONE");
+        let out = sent(&out);
+        assert!(out[0].starts_with("MESSAGE the game is over"), "{out:?}");
+        assert_eq!(out[1], "2,5");
     }
 
     #[test]
