@@ -8,14 +8,17 @@
 //! opening does not inflate the variance (fishtest and fastchess count
 //! the same way).
 //!
-//! SPRT follows the generalised SPRT of M. Van den Bergh ("A practical
-//! introduction to the GSPRT", used by fishtest; fastchess computes the
-//! exact GLR, which this approximation matches to 0.01 on its test
-//! values): with `n`
-//! samples of mean `m` and variance `v`, and the scores `s0`, `s1` that the
-//! hypotheses' logistic Elo give, the log-likelihood ratio is
-//! `LLR = n (s1 - s0) (2m - s0 - s1) / (2v)`, compared to the bounds
-//! `ln(beta / (1 - alpha))` and `ln((1 - beta) / alpha)`.
+//! The SPRT is the generalised likelihood ratio test of the pentanomial
+//! model, as fastchess computes it (M. Van den Bergh, "Comments on
+//! Normalized Elo", proposition 1.1): for each hypothesis, the scores `s0`,
+//! `s1` of its logistic Elo, and the distribution of pair outcomes that is
+//! most likely given the pairs seen among those with that mean score; the
+//! log-likelihood ratio of the two, `LLR = n Σ p̂ᵢ ln(p1ᵢ / p0ᵢ)`, is
+//! compared to the bounds `ln(beta / (1 - alpha))` and
+//! `ln((1 - beta) / alpha)`. Unlike the variance-based approximation
+//! `n (s1 - s0) (2m - s0 - s1) / (2v)` (fishtest's GSPRT), it needs no
+//! variance: when one side wins every pair, each pair still adds about
+//! `ln(s1 / s0)`, so a sweep is decided instead of played to the end.
 
 use serde::{Deserialize, Serialize};
 
@@ -175,6 +178,36 @@ pub fn elo_pentanomial(penta: Pentanomial, wdl: Wdl) -> Option<EloEstimate> {
 /// A pair's score per game for 0..=4 half-points.
 const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 
+/// The distribution of pair outcomes with mean score `mean` (strictly
+/// between 0 and 1) that makes the frequencies `seen` (all positive) most
+/// likely: `pᵢ = seenᵢ / (1 + θ (aᵢ - mean))`, where `θ` is the root of
+/// `Σ seenᵢ (aᵢ - mean) / (1 + θ (aᵢ - mean))`, which falls from +∞ to -∞
+/// on the interval where every `pᵢ` is positive, so bisection finds it.
+fn most_likely_with_mean(seen: &[f64; 5], mean: f64) -> [f64; 5] {
+    let gap = PAIR_SCORES.map(|a| a - mean);
+    let slope = |theta: f64| -> f64 {
+        seen.iter()
+            .zip(&gap)
+            .map(|(p, g)| p * g / (1.0 + theta * g))
+            .sum()
+    };
+    let (mut low, mut high) = (-1.0 / (1.0 - mean), 1.0 / mean);
+    // Each halving gains a bit; 200 are more than f64 can tell apart.
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if mid <= low || mid >= high {
+            break;
+        }
+        if slope(mid) > 0.0 {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    let theta = 0.5 * (low + high);
+    std::array::from_fn(|i| seen[i] / (1.0 + theta * gap[i]))
+}
+
 /// The hypotheses and error rates of an SPRT.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Sprt {
@@ -263,15 +296,24 @@ impl Sprt {
         )
     }
 
-    /// The log-likelihood ratio of the pairs seen (0 while the variance is
-    /// zero: nothing can be told apart yet).
+    /// The log-likelihood ratio of the pairs seen (0 before the first).
     pub fn llr(&self, penta: Pentanomial) -> f64 {
-        let (n, mean, var) = mean_variance(&PAIR_SCORES, &penta.counts);
-        if n == 0.0 || var <= 0.0 {
+        if penta.pairs() == 0 {
             return 0.0;
         }
-        let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
-        n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+        // An outcome not seen yet counts as a trace of a pair (as in
+        // fastchess), so that no likelihood is zero; it moves the figures
+        // of a real match by less than 0.01.
+        let counts = penta
+            .counts
+            .map(|c| if c == 0 { 1e-3 } else { f64::from(c) });
+        let n: f64 = counts.iter().sum();
+        let seen = counts.map(|c| c / n);
+        let p0 = most_likely_with_mean(&seen, score_of_elo(self.elo0));
+        let p1 = most_likely_with_mean(&seen, score_of_elo(self.elo1));
+        n * (0..PAIR_SCORES.len())
+            .map(|i| seen[i] * (p1[i] / p0[i]).ln())
+            .sum::<f64>()
     }
 
     /// The test's state after the pairs seen.
@@ -351,11 +393,10 @@ mod tests {
         assert!(Sprt::parse("gamma=1").is_err());
     }
 
-    /// Pentanomial counts (LL, LD, DD+WL, WD, WW) = (5, 20, 40, 25, 10):
-    /// mean (20·0.25 + 40·0.5 + 25·0.75 + 10)/100 = 0.5375, variance
-    /// Σ c(x - m)²/100 = 0.06421875; s0 = 0.5, s1 = score_of_elo(5) =
-    /// 0.5071950817; LLR = 100·0.0071950817·(1.075 - 1.0071950817) /
-    /// (2·0.06421875) = 0.379844 (hand computation of the GSPRT formula).
+    /// Pentanomial counts (LL, LD, DD+WL, WD, WW) = (5, 20, 40, 25, 10),
+    /// elo0 = 0, elo1 = 5: the GLR is 0.374955 (an independent computation,
+    /// bisection for θ in Python); the variance approximation would say
+    /// 100·0.0071950817·(1.075 - 1.0071950817) / (2·0.06421875) = 0.379844.
     #[test]
     fn sprt_llr_known_value() {
         let s = Sprt::parse("elo0=0 elo1=5").unwrap();
@@ -363,7 +404,7 @@ mod tests {
             counts: [5, 20, 40, 25, 10],
         };
         let llr = s.llr(penta);
-        assert!(close(llr, 0.379_844, 1e-5), "{llr}");
+        assert!(close(llr, 0.374_955, 1e-5), "{llr}");
         assert_eq!(s.state(penta).verdict, SprtVerdict::Continue);
         // Ten times the evidence passes the upper bound.
         let big = Pentanomial {
@@ -380,7 +421,7 @@ mod tests {
 
     /// fastchess's test suite (`app/tests/sprt_test.cpp`, "logistic
     /// pentanomial 1" and "2") expects these LLRs, to 0.01, from its exact
-    /// maximum-likelihood GLR; the GSPRT approximation used here agrees.
+    /// maximum-likelihood GLR, which is the one computed here.
     /// Its counts are (LL, LD, WL, DD, WD, WW); WL and DD both score 1.
     #[test]
     fn sprt_matches_fastchess() {
@@ -399,6 +440,27 @@ mod tests {
             assert!(close(llr, expected, 0.01), "{llr} vs {expected}");
             assert_eq!(s.state(Pentanomial { counts }).verdict, SprtVerdict::H0);
         }
+    }
+
+    /// A side that wins every pair: no variance, yet each pair adds
+    /// ln(s1 / s0) or so (0.1338 for elo1 = 50; Python: 17 pairs 2.2713),
+    /// so H1 comes after 17 pairs at alpha = beta = 0.1 (bound 2.1972),
+    /// never after one; and a side that loses every pair is rejected.
+    #[test]
+    fn sprt_decides_a_sweep() {
+        let s = Sprt::parse("elo0=0 elo1=50 alpha=0.1 beta=0.1").unwrap();
+        let sweep = |pairs: u32| Pentanomial {
+            counts: [0, 0, 0, 0, pairs],
+        };
+        assert!(close(s.llr(sweep(1)), 0.133_837, 1e-5));
+        assert!(close(s.llr(sweep(17)), 2.271_308, 1e-5));
+        assert_eq!(s.state(sweep(1)).verdict, SprtVerdict::Continue);
+        assert_eq!(s.state(sweep(16)).verdict, SprtVerdict::Continue);
+        assert_eq!(s.state(sweep(17)).verdict, SprtVerdict::H1);
+        let swept = Pentanomial {
+            counts: [15, 0, 0, 0, 0],
+        };
+        assert_eq!(s.state(swept).verdict, SprtVerdict::H0);
     }
 
     #[test]

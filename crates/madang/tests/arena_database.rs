@@ -359,8 +359,8 @@ fn a_killed_worker_loses_only_its_game() {
 #[test]
 fn the_sprt_stops_every_worker() {
     let Some(url) = postgres() else { return };
-    // A strong and a weak engine: decided after a few opening pairs (the
-    // same settings decide after 5 games in one process).
+    // A strong and a weak engine: decided after a few opening pairs (four
+    // sweeps of the weak one reach the upper bound, 1.39).
     let id = submit(
         &url,
         &[
