@@ -10,7 +10,8 @@
 //! block on a forbidden point loses), an own open four wins in three.
 //! Against an opponent's open three only the moves that stop it, or own
 //! fours, are searched. Leaves try a short VCF before trusting the static
-//! evaluation. Quiet moves are ordered by their pattern values, killers,
+//! evaluation, except off the principal variation where the evaluation
+//! already reaches beta (a win would only cut the same way). Quiet moves are ordered by their pattern values, killers,
 //! counter moves and history, reduced when late and pruned when very late;
 //! at shallow depth a static evaluation far outside the window ends the node
 //! (reverse futility, razoring) unless the opponent threatens.
@@ -552,6 +553,15 @@ impl<'a> Searcher<'a> {
         let forced = t.opp_fives > 0 || t.opp_flex4;
         if depth <= 0 {
             if !forced {
+                // Off the principal variation only the cut matters, and a
+                // win found by the VCF would cut the same way: it costs
+                // about half the search's time where it runs at every leaf.
+                if !pv_node {
+                    let stat = self.pos.eval();
+                    if stat >= beta {
+                        return stat;
+                    }
+                }
                 let budget = self.nodes + LEAF_VCF_NODES;
                 if let Some((_, n)) = self.vcf(LEAF_VCF_DEPTH, budget) {
                     return WIN - ply_i - n;
@@ -911,6 +921,29 @@ mod tests {
             root_vcf_nodes: 5_000,
             root_vct_nodes: 5_000,
         }
+    }
+
+    #[test]
+    fn a_leaf_off_the_principal_variation_cuts_on_its_evaluation_without_a_vcf() {
+        // Black to move wins by continuous fours (one of the bench's VCFs).
+        let moves: Vec<Point> = "h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11"
+            .split_whitespace()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let pos = Position::from_moves(Rule::Renju, &moves);
+        let stat = pos.eval();
+        let tt = Table::new(1 << 20);
+        let stop = AtomicBool::new(false);
+        let mut s = Searcher::new(pos.clone(), &tt, &stop, limits(None));
+        // A null window at or below the evaluation: the cut needs no VCF.
+        assert_eq!(s.search(0, 1, stat - 1, stat), stat);
+        assert_eq!(s.nodes, 1);
+        // Above the evaluation the VCF still runs, and finds the win.
+        let mut s = Searcher::new(pos.clone(), &tt, &stop, limits(None));
+        assert!(s.search(0, 1, stat, stat + 1) >= WIN_BOUND);
+        // So does a principal-variation leaf, whose score must be exact.
+        let mut s = Searcher::new(pos, &tt, &stop, limits(None));
+        assert!(s.search(0, 1, -INF, INF) >= WIN_BOUND);
     }
 
     #[test]
