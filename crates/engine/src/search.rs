@@ -11,9 +11,10 @@
 //! Against an opponent's open three only the moves that stop it, or own
 //! fours, are searched. Leaves try a short VCF before trusting the static
 //! evaluation, except off the principal variation where the evaluation
-//! already reaches beta (a win would only cut the same way). Quiet moves are ordered by their pattern values, killers,
-//! counter moves and history, reduced when late and pruned when very late;
-//! at shallow depth a static evaluation far outside the window ends the node
+//! already reaches beta (a win would only cut the same way). Quiet moves
+//! are ordered by their pattern values, killers, counter moves and history,
+//! reduced when late (from a log-log table) and pruned when very late; at
+//! shallow depth a static evaluation far outside the window ends the node
 //! (reverse futility, razoring) unless the opponent threatens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -622,8 +623,8 @@ impl<'a> Searcher<'a> {
             let score = if i == 0 {
                 -self.search(new_depth, ply + 1, -beta, -alpha)
             } else {
-                let r = if depth >= 2 && i >= 3 && !tactical {
-                    1 + i32::from(i >= 8) + i32::from(i >= 16 && depth >= 5)
+                let r = if depth >= 2 && i >= 2 && !tactical {
+                    (reduction(depth, i) - i32::from(pv_node)).clamp(0, (new_depth - 1).max(0))
                 } else {
                     0
                 };
@@ -883,6 +884,13 @@ impl<'a> Searcher<'a> {
         }
         (alpha, best, true)
     }
+}
+
+/// Plies a late quiet move is reduced by: round(ln(depth) x ln(index) / 2),
+/// the `index`-th move (from 0) at `depth` (one less at PV nodes, and
+/// never down to the leaf).
+fn reduction(depth: i32, index: usize) -> i32 {
+    (f64::from(depth).ln() * (index as f64).ln() / 2.0).round() as i32
 }
 
 fn score_to_tt(score: i32, ply: i32) -> i32 {
