@@ -931,14 +931,18 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_leaf_off_the_principal_variation_cuts_on_its_evaluation_without_a_vcf() {
-        // Black to move wins by continuous fours (one of the bench's VCFs).
-        let moves: Vec<Point> = "h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11"
+    fn position(moves: &str) -> Position {
+        let moves: Vec<Point> = moves
             .split_whitespace()
             .map(|s| s.parse().unwrap())
             .collect();
-        let pos = Position::from_moves(Rule::Renju, &moves);
+        Position::from_moves(Rule::Renju, &moves)
+    }
+
+    #[test]
+    fn a_leaf_off_the_principal_variation_cuts_on_its_evaluation_without_a_vcf() {
+        // Black to move wins by continuous fours (one of the bench's VCFs).
+        let pos = position("h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11");
         let stat = pos.eval();
         let tt = Table::new(1 << 20);
         let stop = AtomicBool::new(false);
@@ -957,11 +961,7 @@ mod tests {
     #[test]
     fn root_solvers_give_way_to_the_search_when_their_time_is_up() {
         // White to move wins by threes at h8 (two open threes).
-        let moves: Vec<Point> = "a1 f8 a3 g8 a5 h6 o1 h7 o15"
-            .split_whitespace()
-            .map(|s| s.parse().unwrap())
-            .collect();
-        let pos = Position::from_moves(Rule::Renju, &moves);
+        let pos = position("a1 f8 a3 g8 a5 h6 o1 h7 o15");
         let tt = Table::new(1 << 20);
         let stop = AtomicBool::new(false);
         let solved = Searcher::new(pos.clone(), &tt, &stop, limits(None))
