@@ -10,9 +10,11 @@
 //! block on a forbidden point loses), an own open four wins in three.
 //! Against an opponent's open three only the moves that stop it, or own
 //! fours, are searched. Leaves try a short VCF before trusting the static
-//! evaluation. Quiet moves are ordered by their pattern values, killers,
-//! counter moves and history, reduced when late and pruned when very late;
-//! at shallow depth a static evaluation far outside the window ends the node
+//! evaluation, except off the principal variation where the evaluation
+//! already reaches beta (a win would only cut the same way). Quiet moves
+//! are ordered by their pattern values, killers, counter moves and history,
+//! reduced when late (from a log-log table) and pruned when very late; at
+//! shallow depth a static evaluation far outside the window ends the node
 //! (reverse futility, razoring) unless the opponent threatens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -552,6 +554,15 @@ impl<'a> Searcher<'a> {
         let forced = t.opp_fives > 0 || t.opp_flex4;
         if depth <= 0 {
             if !forced {
+                // Off the principal variation only the cut matters, and a
+                // win found by the VCF would cut the same way: it costs
+                // about half the search's time where it runs at every leaf.
+                if !pv_node {
+                    let stat = self.pos.eval();
+                    if stat >= beta {
+                        return stat;
+                    }
+                }
                 let budget = self.nodes + LEAF_VCF_NODES;
                 if let Some((_, n)) = self.vcf(LEAF_VCF_DEPTH, budget) {
                     return WIN - ply_i - n;
@@ -612,8 +623,8 @@ impl<'a> Searcher<'a> {
             let score = if i == 0 {
                 -self.search(new_depth, ply + 1, -beta, -alpha)
             } else {
-                let r = if depth >= 2 && i >= 3 && !tactical {
-                    1 + i32::from(i >= 8) + i32::from(i >= 16 && depth >= 5)
+                let r = if depth >= 2 && i >= 2 && !tactical {
+                    (reduction(depth, i) - i32::from(pv_node)).clamp(0, (new_depth - 1).max(0))
                 } else {
                     0
                 };
@@ -875,6 +886,13 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// Plies a late quiet move is reduced by: round(ln(depth) x ln(index) / 2),
+/// the `index`-th move (from 0) at `depth` (one less at PV nodes, and
+/// never down to the leaf).
+fn reduction(depth: i32, index: usize) -> i32 {
+    (f64::from(depth).ln() * (index as f64).ln() / 2.0).round() as i32
+}
+
 fn score_to_tt(score: i32, ply: i32) -> i32 {
     if score >= WIN_BOUND {
         score + ply
@@ -913,14 +931,37 @@ mod tests {
         }
     }
 
-    #[test]
-    fn root_solvers_give_way_to_the_search_when_their_time_is_up() {
-        // White to move wins by threes at h8 (two open threes).
-        let moves: Vec<Point> = "a1 f8 a3 g8 a5 h6 o1 h7 o15"
+    fn position(moves: &str) -> Position {
+        let moves: Vec<Point> = moves
             .split_whitespace()
             .map(|s| s.parse().unwrap())
             .collect();
-        let pos = Position::from_moves(Rule::Renju, &moves);
+        Position::from_moves(Rule::Renju, &moves)
+    }
+
+    #[test]
+    fn a_leaf_off_the_principal_variation_cuts_on_its_evaluation_without_a_vcf() {
+        // Black to move wins by continuous fours (one of the bench's VCFs).
+        let pos = position("h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11");
+        let stat = pos.eval();
+        let tt = Table::new(1 << 20);
+        let stop = AtomicBool::new(false);
+        let mut s = Searcher::new(pos.clone(), &tt, &stop, limits(None));
+        // A null window at or below the evaluation: the cut needs no VCF.
+        assert_eq!(s.search(0, 1, stat - 1, stat), stat);
+        assert_eq!(s.nodes, 1);
+        // Above the evaluation the VCF still runs, and finds the win.
+        let mut s = Searcher::new(pos.clone(), &tt, &stop, limits(None));
+        assert!(s.search(0, 1, stat, stat + 1) >= WIN_BOUND);
+        // So does a principal-variation leaf, whose score must be exact.
+        let mut s = Searcher::new(pos, &tt, &stop, limits(None));
+        assert!(s.search(0, 1, -INF, INF) >= WIN_BOUND);
+    }
+
+    #[test]
+    fn root_solvers_give_way_to_the_search_when_their_time_is_up() {
+        // White to move wins by threes at h8 (two open threes).
+        let pos = position("a1 f8 a3 g8 a5 h6 o1 h7 o15");
         let tt = Table::new(1 << 20);
         let stop = AtomicBool::new(false);
         let solved = Searcher::new(pos.clone(), &tt, &stop, limits(None))
