@@ -242,7 +242,8 @@ const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 /// The evaluation's value of each line pattern at an empty point, by
 /// colour (black, white) and role (the side to move, the opponent): fitted
 /// by `examples/eval_tune.rs` to game results and a teacher engine's scores,
-/// half and half (see BENCHMARKS.md, "Session 6: evaluation").
+/// half and half (see BENCHMARKS.md, "Session 6: evaluation"; session 7's
+/// refit with multiset values is there under "Session 7: evaluation").
 const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
     [
         [5, -196, 1, 2, -3, 4, 38, 118, 212, 993, 625],
