@@ -18,7 +18,8 @@
 //! the held-out loss is given against both labels. `--combos` adds a value
 //! per combination of a point's four line patterns (as a multiset),
 //! pulled towards zero by `--l2`, on top of the line and threat values.
-//! The values are rounded to integers the way `fit_rounded` says.
+//! The values are rounded to integers the way `fit_rounded` says;
+//! `--proved-ev` counts the teacher's proved wins and losses as a finite score.
 //!
 //! ```text
 //! cargo run --release -p engine --example eval_tune -- games.txt matches.sgf
@@ -57,6 +58,10 @@ struct Args {
     /// The teacher's scale `s`; fitted to the game results when absent.
     #[arg(long)]
     teacher_scale: Option<f64>,
+    /// The score a proved win (or, negated, loss) counts as in the
+    /// teacher's win chance; by default a certainty.
+    #[arg(long, default_value_t = f64::INFINITY)]
+    proved_ev: f64,
     /// Fit a value per multiset of line patterns too.
     #[arg(long)]
     combos: bool,
@@ -584,7 +589,8 @@ fn run(args: Args) -> std::io::Result<()> {
         };
         minimise(f, 10f64.ln(), 100_000f64.ln()).exp().round()
     });
-    let teacher = move |x: &Sample| x.ev.map(|ev| sigmoid(ev / s));
+    let cap = args.proved_ev;
+    let teacher = move |x: &Sample| x.ev.map(|ev| sigmoid(ev.clamp(-cap, cap) / s));
     println!(
         "teacher: s = {s}, its win chance against the results: loss train {:.5} held-out {:.5}",
         mean_xent(&train, &teacher),
