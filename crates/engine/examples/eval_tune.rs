@@ -18,6 +18,8 @@
 //! the held-out loss is given against both labels. `--combos` adds a value
 //! per combination of a point's four line patterns (as a multiset),
 //! pulled towards zero by `--l2`, on top of the line and threat values.
+//! The values are rounded to integers the way `fit_rounded` says;
+//! `--proved-ev` counts the teacher's proved wins and losses as a finite score.
 //!
 //! ```text
 //! cargo run --release -p engine --example eval_tune -- games.txt matches.sgf
@@ -56,6 +58,10 @@ struct Args {
     /// The teacher's scale `s`; fitted to the game results when absent.
     #[arg(long)]
     teacher_scale: Option<f64>,
+    /// The score a proved win (or, negated, loss) counts as in the
+    /// teacher's win chance; by default a certainty.
+    #[arg(long, default_value_t = f64::INFINITY)]
+    proved_ev: f64,
     /// Fit a value per multiset of line patterns too.
     #[arg(long)]
     combos: bool,
@@ -68,6 +74,10 @@ struct Args {
     /// Gradient steps per model.
     #[arg(long, default_value_t = 1500)]
     steps: usize,
+    /// How many of the most frequent dense features are rounded one at a
+    /// time, refitting the others after each (0: all rounded at the end).
+    #[arg(long, default_value_t = 8)]
+    round_one_by_one: usize,
     /// Skip the first plies of every game after its opening.
     #[arg(long, default_value_t = 0)]
     skip: usize,
@@ -407,9 +417,48 @@ fn current(m: Model) -> Vec<f64> {
     w
 }
 
+/// Fits the values and rounds them to integers, as the evaluation holds
+/// them. Rounding every value at once loses where a feature counts
+/// hundreds of points in a position (a dead line, no threat: half a unit
+/// times a few hundred is a good part of `k`), so the `one_by_one` most
+/// frequent dense features are rounded first, one at a time, each time
+/// refitting the values not yet rounded.
+fn fit_rounded(m: Model, k: f64, data: &[Sample], args: &Args) -> Vec<f64> {
+    let mut w = current(m);
+    let mut frozen = vec![false; w.len()];
+    w = fit(m, w, k, data, args.steps, args.l2, &frozen);
+    let mut count = [0.0; F];
+    for s in data {
+        for (f, c) in count.iter_mut().enumerate() {
+            *c += s.me.dense[f] + s.opp.dense[f];
+        }
+    }
+    let mut order: Vec<usize> = (0..F).collect();
+    order.sort_by(|&a, &b| count[b].total_cmp(&count[a]));
+    for &f in order.iter().take(args.round_one_by_one) {
+        for (i, x) in w.iter_mut().enumerate() {
+            if i % m.width() == f {
+                *x = x.round();
+                frozen[i] = true;
+            }
+        }
+        w = fit(m, w, k, data, args.steps / 5, args.l2, &frozen);
+    }
+    w.iter().map(|x| x.round()).collect()
+}
+
 /// Adam on the mean cross-entropy against the targets, plus `l2` times
-/// the squared multiset values; the scale `k` fixed.
-fn fit(m: Model, mut w: Vec<f64>, k: f64, data: &[Sample], steps: usize, l2: f64) -> Vec<f64> {
+/// the squared multiset values; the scale `k` fixed, and the `frozen`
+/// values too.
+fn fit(
+    m: Model,
+    mut w: Vec<f64>,
+    k: f64,
+    data: &[Sample],
+    steps: usize,
+    l2: f64,
+    frozen: &[bool],
+) -> Vec<f64> {
     let (b1, b2, eps) = (0.9, 0.999, 1e-8);
     let mut mom = vec![0.0; w.len()];
     let mut vel = vec![0.0; w.len()];
@@ -426,7 +475,7 @@ fn fit(m: Model, mut w: Vec<f64>, k: f64, data: &[Sample], steps: usize, l2: f64
                 *gi += 2.0 * l2 * w[i];
             }
         }
-        for i in 0..w.len() {
+        for i in (0..w.len()).filter(|&i| !frozen[i]) {
             mom[i] = b1 * mom[i] + (1.0 - b1) * g[i];
             vel[i] = b2 * vel[i] + (1.0 - b2) * g[i] * g[i];
             let mh = mom[i] / (1.0 - b1.powi(t as i32));
@@ -522,14 +571,7 @@ fn run(args: Args) -> std::io::Result<()> {
                 two_ply,
                 combos: args.combos,
             };
-            report(
-                m,
-                &fit(m, current(m), k, &train, args.steps, args.l2),
-                k,
-                &train,
-                &test,
-                None,
-            );
+            report(m, &fit_rounded(m, k, &train, &args), k, &train, &test, None);
         }
         return Ok(());
     }
@@ -547,7 +589,8 @@ fn run(args: Args) -> std::io::Result<()> {
         };
         minimise(f, 10f64.ln(), 100_000f64.ln()).exp().round()
     });
-    let teacher = move |x: &Sample| x.ev.map(|ev| sigmoid(ev / s));
+    let cap = args.proved_ev;
+    let teacher = move |x: &Sample| x.ev.map(|ev| sigmoid(ev.clamp(-cap, cap) / s));
     println!(
         "teacher: s = {s}, its win chance against the results: loss train {:.5} held-out {:.5}",
         mean_xent(&train, &teacher),
@@ -563,7 +606,7 @@ fn run(args: Args) -> std::io::Result<()> {
             x.target = teacher(x).map_or(x.result, |t| mix * t + (1.0 - mix) * x.result);
         }
         println!("mix {mix} (teacher's weight):");
-        let w = fit(m, current(m), k, &train, args.steps, args.l2);
+        let w = fit_rounded(m, k, &train, &args);
         report(m, &w, k, &train, &test, Some(&teacher));
     }
     Ok(())

@@ -46,7 +46,8 @@ pub enum Line {
 }
 
 impl Line {
-    const ALL: [Line; 11] = [
+    /// Every pattern, in order: `Line::ALL[l as usize] == l`.
+    pub(crate) const ALL: [Line; 11] = [
         Line::Dead,
         Line::Overline,
         Line::B1,

@@ -21,7 +21,9 @@ use std::sync::LazyLock;
 use renju::window::{self, HALF};
 use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule, SIZE};
 
-use crate::pattern::{FiveMode, Line, LineTable, NUM_COMBOS, Patterns, Threat, combo_lines};
+use crate::pattern::{
+    FiveMode, Line, LineTable, NUM_COMBOS, Patterns, Threat, combo_index, combo_lines,
+};
 
 /// A point's window indices along one direction, seen from black (low 16
 /// bits) and from white (high 16 bits), as [`window::index`] gives them.
@@ -240,7 +242,8 @@ const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 /// The evaluation's value of each line pattern at an empty point, by
 /// colour (black, white) and role (the side to move, the opponent): fitted
 /// by `examples/eval_tune.rs` to game results and a teacher engine's scores,
-/// half and half (see BENCHMARKS.md, "Session 6: evaluation").
+/// half and half (see BENCHMARKS.md, "Session 6: evaluation"; session 7's
+/// refit with multiset values is there under "Session 7: evaluation").
 const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
     [
         [5, -196, 1, 2, -3, 4, 38, 118, 212, 993, 625],
@@ -263,6 +266,29 @@ const EVAL_THREAT: [[[i32; 9]; 2]; 2] = [
         [-3, -5, 62, -233, 79, 218, 466, 393, 600],
     ],
 ];
+
+mod combo_values;
+use combo_values::EVAL_COMBO;
+
+/// The [`EVAL_COMBO`] values of every combination index, whatever the
+/// order of its four lines (zero for a multiset the list leaves out), by
+/// colour and role as [`EVAL_LINE`].
+fn combo_values() -> Vec<[[i32; 2]; 2]> {
+    let mut by_multiset = vec![[[0; 2]; 2]; NUM_COMBOS];
+    for &(lines, values) in EVAL_COMBO {
+        by_multiset[multiset_index(lines.map(|l| Line::ALL[usize::from(l)]))] = values;
+    }
+    (0..NUM_COMBOS)
+        .map(|i| by_multiset[multiset_index(combo_lines(i))])
+        .collect()
+}
+
+/// The combination index of `lines` sorted weakest first: the same for
+/// every order of the same four patterns.
+fn multiset_index(mut lines: [Line; 4]) -> usize {
+    lines.sort_unstable();
+    combo_index(lines)
+}
 
 /// Two evaluation values (or sums of them) in one: the value when the
 /// colour is to move in the low 32 bits, the value when it waits above,
@@ -317,6 +343,7 @@ static CODES: LazyLock<[Box<Codes>; 2]> = LazyLock::new(|| {
         lines.iter().map(|&l| line[l as usize]).sum::<i32>()
             + threat[patterns.threat(lines) as usize]
     };
+    let combo = combo_values();
     [0, 1].map(|c| {
         let mut codes = Box::new([Code::OCCUPIED; 1 << 14]);
         for (i, code) in codes[..NUM_COMBOS].iter_mut().enumerate() {
@@ -325,8 +352,8 @@ static CODES: LazyLock<[Box<Codes>; 2]> = LazyLock::new(|| {
                 threat: patterns.threat(lines),
                 value: sum(lines, &LINE_VALUE, &THREAT_VALUE),
                 eval: pack(
-                    sum(lines, &EVAL_LINE[c][0], &EVAL_THREAT[c][0]),
-                    sum(lines, &EVAL_LINE[c][1], &EVAL_THREAT[c][1]),
+                    sum(lines, &EVAL_LINE[c][0], &EVAL_THREAT[c][0]) + combo[i][c][0],
+                    sum(lines, &EVAL_LINE[c][1], &EVAL_THREAT[c][1]) + combo[i][c][1],
                 ),
             };
         }
@@ -826,6 +853,20 @@ mod tests {
             .fold([0, 0], |s, &(m, w)| [s[0] + m, s[1] + w]);
         assert_eq!(unpack(packed), sums);
         assert_eq!(unpack(pack(-5, 3) - pack(4, -2)), [-9, 5]);
+    }
+
+    #[test]
+    fn multiset_values_count_for_every_order_of_their_lines() {
+        let values = combo_values();
+        for &(lines, v) in EVAL_COMBO {
+            let mut lines = lines.map(|l| Line::ALL[usize::from(l)]);
+            assert!(lines.is_sorted(), "{lines:?} is listed weakest first");
+            lines.reverse();
+            assert_eq!(values[combo_index(lines)], v);
+        }
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(*v, values[multiset_index(combo_lines(i))]);
+        }
     }
 
     #[test]
