@@ -41,6 +41,17 @@ impl Playing {
         }
     }
 
+    /// Reads member `i`'s messages, as far as the socket has them.
+    fn read(&mut self, i: usize) {
+        let Some(conn) = self.conns[i].as_mut() else {
+            return;
+        };
+        let room = &mut self.room;
+        if let Reads::Closed = conn.read(|text, at| room.handle(i, text, at)) {
+            self.close(i);
+        }
+    }
+
     /// The server closed member `i`'s connection, or it broke.
     fn close(&mut self, i: usize) {
         self.conns[i] = None;
@@ -135,6 +146,11 @@ pub(super) fn play(rooms: Vec<(Room, Vec<Conn>)>, give_up: Instant) -> Result<Co
         .context("registering a connection with epoll")?;
     let mut timers = Timers::default();
     for (r, playing) in rooms.iter_mut().enumerate() {
+        // What came in while the room was set up (some of it may already
+        // be in tungstenite's buffer, where no readiness event will tell).
+        for i in 0..playing.conns.len() {
+            playing.read(i);
+        }
         timers.arm(r, playing);
     }
     let mut left = rooms.len();
@@ -153,6 +169,9 @@ pub(super) fn play(rooms: Vec<(Room, Vec<Conn>)>, give_up: Instant) -> Result<Co
                 timers.arm(r, &mut rooms[r]);
             }
         }
+        if left == 0 {
+            break;
+        }
         let wake = timers.next().map_or(give_up, |at| at.min(give_up));
         poll.poll(&mut events, Some(wake.saturating_duration_since(now)))
             .context("waiting for the connections")?;
@@ -162,19 +181,10 @@ pub(super) fn play(rooms: Vec<(Room, Vec<Conn>)>, give_up: Instant) -> Result<Co
             let Some(conn) = playing.conns[i].as_mut() else {
                 continue;
             };
-            let room = &mut playing.room;
-            let broken = if event.is_writable() && conn.unflushed() && !conn.flush() {
-                true
-            } else if event.is_readable() || event.is_read_closed() || event.is_error() {
-                matches!(
-                    conn.read(|text, at| room.handle(i, text, at)),
-                    Reads::Closed
-                )
-            } else {
-                false
-            };
-            if broken {
+            if event.is_writable() && conn.unflushed() && !conn.flush() {
                 playing.close(i);
+            } else if event.is_readable() || event.is_read_closed() || event.is_error() {
+                playing.read(i);
             }
             if playing.step(Instant::now()) {
                 left -= 1;
@@ -191,4 +201,98 @@ pub(super) fn play(rooms: Vec<(Room, Vec<Conn>)>, give_up: Instant) -> Result<Co
         counts += playing.room.finish(playing.over);
     }
     Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use tokio_tungstenite::tungstenite::{self, Message};
+
+    use super::*;
+    use crate::loadtest_web::room::{Plan, Script, Shared, lock};
+    use crate::loadtest_web::socket::Pending;
+
+    /// A server that pings each of `n` connections (a thread each, since
+    /// the client connects them all before it reads any), waits for the
+    /// pong, then closes it; returns the pongs' payloads and whether the
+    /// client answered the close.
+    fn pinging_server(
+        listener: TcpListener,
+        n: usize,
+    ) -> std::thread::JoinHandle<Vec<(Vec<u8>, bool)>> {
+        std::thread::spawn(move || {
+            let each: Vec<_> = (0..n)
+                .map(|_| {
+                    let (tcp, _) = listener.accept().unwrap();
+                    std::thread::spawn(move || {
+                        tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+                        let mut ws = tungstenite::accept(tcp).unwrap();
+                        ws.send(Message::Ping(b"are you there".to_vec().into()))
+                            .unwrap();
+                        let pong = loop {
+                            if let Message::Pong(payload) = ws.read().unwrap() {
+                                break payload.to_vec();
+                            }
+                        };
+                        ws.close(None).unwrap();
+                        let answered = loop {
+                            if let Err(e) = ws.read() {
+                                break matches!(e, tungstenite::Error::ConnectionClosed);
+                            }
+                        };
+                        (pong, answered)
+                    })
+                })
+                .collect();
+            each.into_iter().map(|t| t.join().unwrap()).collect()
+        })
+    }
+
+    #[test]
+    fn the_loop_answers_pings_and_notices_a_close() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = pinging_server(listener, 2);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let url = format!("ws://{addr}/ws");
+        let conns = runtime.block_on(async {
+            let mut conns = Vec::new();
+            for _ in 0..2 {
+                let conn = Pending::connect(addr, &url, Duration::from_secs(10)).await;
+                conns.push(conn.unwrap().into_conn());
+            }
+            conns
+        });
+        drop(runtime);
+        let shared = Arc::new(Shared::new().unwrap());
+        let script = Arc::new(Script::new(vec!["h8".into()]));
+        let now = Instant::now();
+        let plan = Plan {
+            every: Duration::from_millis(100),
+            first: now,
+            stop_at: now + Duration::from_millis(200),
+        };
+        let room = Room::new(script, plan, [0, 1], 0, Arc::clone(&shared));
+        let give_up = now + Duration::from_secs(10);
+        let counts = play(vec![(room, conns)], give_up).unwrap();
+        assert!(Instant::now() < give_up, "the room was given up");
+        assert_eq!(counts.moves_sent, 0);
+        assert_eq!(
+            server.join().unwrap(),
+            vec![(b"are you there".to_vec(), true); 2]
+        );
+        let errors = lock(&shared.errors);
+        assert_eq!(
+            errors.get("connection closed by the server"),
+            Some(&2),
+            "{errors:?}"
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+    }
 }

@@ -116,7 +116,11 @@ impl Conn {
         loop {
             match self.ws.read() {
                 Ok(Message::Text(text)) => each(&text, now),
-                Ok(Message::Close(_)) => return Reads::Closed,
+                Ok(Message::Close(_)) => {
+                    // tungstenite has queued the answer to the close.
+                    let _ = self.ws.flush();
+                    return Reads::Closed;
+                }
                 Ok(_) => {}
                 Err(e) if would_block(&e) => return Reads::Waiting,
                 Err(_) => return Reads::Closed,
