@@ -235,7 +235,7 @@ impl ServerProcess {
     }
 
     /// CPU time the server has used so far.
-    fn cpu(&self) -> Option<Duration> {
+    fn cpu(&self) -> Option<Cpu> {
         cpu_time(&self.pid?.to_string())
     }
 
@@ -254,8 +254,28 @@ impl ServerProcess {
     }
 }
 
-/// CPU time (user + system) a process has used, from `/proc/PID/stat`.
-fn cpu_time(pid: &str) -> Option<Duration> {
+/// CPU time a process has used, in user space and in the kernel.
+#[derive(Clone, Copy)]
+struct Cpu {
+    user: Duration,
+    system: Duration,
+}
+
+impl Cpu {
+    fn since(self, before: Cpu) -> Cpu {
+        Cpu {
+            user: self.user.saturating_sub(before.user),
+            system: self.system.saturating_sub(before.system),
+        }
+    }
+
+    fn total(self) -> Duration {
+        self.user + self.system
+    }
+}
+
+/// CPU time a process has used, from `/proc/PID/stat`.
+fn cpu_time(pid: &str) -> Option<Cpu> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The fields after the command name, which is in parentheses.
     let mut fields = stat.get(stat.rfind(')')? + 2..)?.split_whitespace();
@@ -264,7 +284,11 @@ fn cpu_time(pid: &str) -> Option<Duration> {
     // SAFETY: sysconf only reads a configuration value.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let ticks = u64::try_from(ticks).ok().filter(|&t| t > 0)?;
-    Some(Duration::from_micros((utime + stime) * 1_000_000 / ticks))
+    let time = |t: u64| Duration::from_micros(t * 1_000_000 / ticks);
+    Some(Cpu {
+        user: time(utime),
+        system: time(stime),
+    })
 }
 
 /// The machine's load average over the last minute.
@@ -458,14 +482,8 @@ async fn measure(args: &Args, server: &ServerProcess, script: Arc<Script>) -> Re
         setup_time,
         rss: (rss_before, rss_idle, rss_peak),
         cpu: (
-            cpu_after
-                .0
-                .zip(cpu_before.0)
-                .map(|(a, b)| a.saturating_sub(b)),
-            cpu_after
-                .1
-                .zip(cpu_before.1)
-                .map(|(a, b)| a.saturating_sub(b)),
+            cpu_after.0.zip(cpu_before.0).map(|(a, b)| a.since(b)),
+            cpu_after.1.zip(cpu_before.1).map(|(a, b)| a.since(b)),
         ),
         load: (load_before, load_after),
         counts,
@@ -562,7 +580,7 @@ struct Report {
     setup_time: Duration,
     rss: (Option<u64>, Option<u64>, Option<u64>),
     /// CPU time used while playing by the server and by this generator.
-    cpu: (Option<Duration>, Option<Duration>),
+    cpu: (Option<Cpu>, Option<Cpu>),
     /// The load average when the play started and when it stopped.
     load: (Option<f64>, Option<f64>),
     counts: Counts,
@@ -642,14 +660,23 @@ impl std::fmt::Display for Report {
         if let (Some(before), Some(after)) = self.load {
             // The server's figures are unknown when it was started by
             // someone else and its process id not given.
-            let cores = |cpu: Option<Duration>| {
+            let cores = |cpu: Option<Cpu>| {
                 cpu.map_or("? cores".into(), |c| {
-                    format!("{:.2} cores", c.as_secs_f64() / self.played.as_secs_f64())
+                    format!(
+                        "{:.2} cores",
+                        c.total().as_secs_f64() / self.played.as_secs_f64()
+                    )
                 })
             };
-            let per_move = |cpu: Option<Duration>| {
+            let us = |d: Duration| d.as_secs_f64() * 1e6 / moves.max(1) as f64;
+            let per_move = |cpu: Option<Cpu>| {
                 cpu.map_or("? µs".into(), |c| {
-                    format!("{:.1} µs", c.as_secs_f64() * 1e6 / moves.max(1) as f64)
+                    format!(
+                        "{:.1} µs (user {:.1} + system {:.1})",
+                        us(c.total()),
+                        us(c.user),
+                        us(c.system)
+                    )
                 })
             };
             writeln!(
