@@ -406,7 +406,7 @@ fn generator_thread(
             (room, conns)
         })
         .collect();
-    play::play(rooms, stop_at + DRAIN)
+    play::play(rooms, stop_at, stop_at + DRAIN)
 }
 
 async fn measure(args: &Args, server: &ServerProcess, script: Arc<Script>) -> Result<Report> {

@@ -78,30 +78,35 @@ impl Playing {
     }
 }
 
-/// The rooms' deadlines: one heap entry per room and deadline, checked
-/// against the room's current one when it comes up.
-#[derive(Default)]
-struct Timers(BinaryHeap<Reverse<(Instant, usize)>>);
+/// The rooms' deadlines before the stop: one heap entry per room and
+/// deadline, checked against the room's current one when it comes up. The
+/// stop, the same for every room, is not in the heap (a room waiting for a
+/// move would otherwise leave an entry for it after every move, and the heap
+/// would grow with the run).
+struct Timers {
+    heap: BinaryHeap<Reverse<(Instant, usize)>>,
+    stop: Instant,
+}
 
 impl Timers {
     /// Puts room `r`'s next deadline in the heap if it changed.
     fn arm(&mut self, r: usize, playing: &mut Playing) {
-        let next = playing.room.poll_timeout();
+        let next = playing.room.poll_timeout().filter(|&at| at < self.stop);
         if next != playing.armed {
             playing.armed = next;
             if let Some(at) = next {
-                self.0.push(Reverse((at, r)));
+                self.heap.push(Reverse((at, r)));
             }
         }
     }
 
     /// The next room whose deadline is at or before `now`.
     fn due(&mut self, now: Instant, rooms: &mut [Playing]) -> Option<usize> {
-        while let Some(&Reverse((at, r))) = self.0.peek() {
+        while let Some(&Reverse((at, r))) = self.heap.peek() {
             if at > now {
                 return None;
             }
-            self.0.pop();
+            self.heap.pop();
             if rooms[r].armed == Some(at) {
                 rooms[r].armed = None;
                 return Some(r);
@@ -110,15 +115,20 @@ impl Timers {
         None
     }
 
-    fn next(&self) -> Option<Instant> {
-        self.0.peek().map(|t| t.0.0)
+    /// When the loop must wake next: the first deadline, or the stop.
+    fn next(&self) -> Instant {
+        self.heap.peek().map_or(self.stop, |t| t.0.0.min(self.stop))
     }
 }
 
-/// Plays `rooms` until every one of them is over (its players stopped and
-/// every member saw every move) or until `give_up`; returns what they
-/// counted.
-pub(super) fn play(rooms: Vec<(Room, Vec<Conn>)>, give_up: Instant) -> Result<Counts> {
+/// Plays `rooms` until every one of them is over (its players stopped at
+/// `stop`, the rooms' common stop, and every member saw every move) or until
+/// `give_up`; returns what they counted.
+pub(super) fn play(
+    rooms: Vec<(Room, Vec<Conn>)>,
+    stop: Instant,
+    give_up: Instant,
+) -> Result<Counts> {
     let mut poll = Poll::new().context("creating an epoll instance")?;
     // A token says its room and member (`room * stride + member`), so that
     // an event costs no lookup in a table of its own.
@@ -148,7 +158,11 @@ pub(super) fn play(rooms: Vec<(Room, Vec<Conn>)>, give_up: Instant) -> Result<Co
         })
         .collect::<std::io::Result<_>>()
         .context("registering a connection with epoll")?;
-    let mut timers = Timers::default();
+    let mut timers = Timers {
+        heap: BinaryHeap::new(),
+        stop,
+    };
+    let mut stopped = false;
     for (r, playing) in rooms.iter_mut().enumerate() {
         // What came in while the room was set up (some of it may already
         // be in tungstenite's buffer, where no readiness event will tell).
@@ -164,6 +178,14 @@ pub(super) fn play(rooms: Vec<(Room, Vec<Conn>)>, give_up: Instant) -> Result<Co
         if now >= give_up {
             break;
         }
+        if !stopped && now >= stop {
+            stopped = true;
+            for playing in rooms.iter_mut() {
+                if playing.step(now) {
+                    left -= 1;
+                }
+            }
+        }
         // Moves go out as soon as they are due, before any reads, so that
         // their latency is the server's and not this loop's.
         while let Some(r) = timers.due(now, &mut rooms) {
@@ -176,7 +198,7 @@ pub(super) fn play(rooms: Vec<(Room, Vec<Conn>)>, give_up: Instant) -> Result<Co
         if left == 0 {
             break;
         }
-        let wake = timers.next().map_or(give_up, |at| at.min(give_up));
+        let wake = if stopped { give_up } else { timers.next() };
         poll.poll(&mut events, Some(wake.saturating_duration_since(now)))
             .context("waiting for the connections")?;
         for event in &events {
@@ -282,9 +304,10 @@ mod tests {
             first: now,
             stop_at: now + Duration::from_millis(200),
         };
+        let plan_stop = plan.stop_at;
         let room = Room::new(script, plan, [0, 1], 0, Arc::clone(&shared));
         let give_up = now + Duration::from_secs(10);
-        let counts = play(vec![(room, conns)], give_up).unwrap();
+        let counts = play(vec![(room, conns)], plan_stop, give_up).unwrap();
         assert!(Instant::now() < give_up, "the room was given up");
         assert_eq!(counts.moves_sent, 0);
         assert_eq!(
