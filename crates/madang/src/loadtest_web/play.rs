@@ -25,7 +25,8 @@ struct Playing {
     conns: Vec<Option<Conn>>,
     /// The deadline this room has in the heap; older entries are stale.
     armed: Option<Instant>,
-    /// Every member has seen every move, or the room was given up.
+    /// The players have stopped and every open connection has seen every
+    /// move.
     over: bool,
 }
 
@@ -199,8 +200,12 @@ pub(super) fn play(
             break;
         }
         let wake = if stopped { give_up } else { timers.next() };
-        poll.poll(&mut events, Some(wake.saturating_duration_since(now)))
-            .context("waiting for the connections")?;
+        match poll.poll(&mut events, Some(wake.saturating_duration_since(now))) {
+            Ok(()) => {}
+            // A signal (tokio watches SIGCHLD for the server child).
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).context("waiting for the connections"),
+        }
         for event in &events {
             let (r, i) = (event.token().0 / stride, event.token().0 % stride);
             let playing = &mut rooms[r];
