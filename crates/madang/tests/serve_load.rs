@@ -42,6 +42,12 @@ fn a_small_load_loses_and_reorders_nothing() {
     }
     assert!(stdout.contains("KiB per connection"), "{stdout}");
     assert!(stdout.contains("CPU while playing: server"), "{stdout}");
+    // Each process's CPU per move, split into user space and the kernel.
+    let per_move = stdout
+        .lines()
+        .find(|l| l.contains("CPU per move: server"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(per_move.matches(" + system ").count(), 2, "{per_move}");
     // Protocol version 2: moves arrive as `moved`, states only around them
     // (joins, game ends, rematches).
     let count = |what: &str| -> u64 {

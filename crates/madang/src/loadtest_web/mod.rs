@@ -11,13 +11,15 @@
 //! order, counts it as lost or reordered. Games that reach `--game-moves`
 //! end by resignation and are followed by a rematch, so moves keep flowing.
 //!
-//! One task drives all the connections of a room ([`room::Room`] is its
-//! logic, [`socket::Conn`] its connections), so that the generator's own
-//! cost per move stays small next to the server's.
+//! Each generator thread sets its rooms up on a tokio runtime, then plays
+//! them in a mio event loop of its own ([`play`]; [`room::Room`] is a
+//! room's logic, [`socket::Conn`] its connections), so that the
+//! generator's own cost per move stays small next to the server's.
 
 // Raising the descriptor limit is a libc call.
 #![allow(unsafe_code)]
 
+mod play;
 mod room;
 mod socket;
 
@@ -25,8 +27,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::cli::parse_duration;
 use anyhow::{Context, Result, bail};
@@ -34,11 +35,11 @@ use hdrhistogram::Histogram;
 use renju::{Game, Point, Rule};
 use room::{Counts, Incoming, Plan, Room, Script, Shared, lock};
 use serde_json::json;
-use socket::{Conn, Reads};
+use socket::Pending;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use tokio::time::{Instant, sleep_until, timeout};
+use tokio::time::timeout;
 
 /// Arguments of `madang serve-load`.
 #[derive(clap::Args)]
@@ -59,8 +60,8 @@ pub struct Args {
     /// for a rematch (at most 100).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=100))]
     game_moves: u32,
-    /// Threads of the generator, each with a runtime of its own and its
-    /// share of the rooms (no task or wake-up crosses between them).
+    /// Threads of the generator, each with an event loop of its own and
+    /// its share of the rooms (nothing crosses between them).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     threads: u32,
     /// Load a `madang serve` already listening at this loopback address
@@ -234,7 +235,7 @@ impl ServerProcess {
     }
 
     /// CPU time the server has used so far.
-    fn cpu(&self) -> Option<Duration> {
+    fn cpu(&self) -> Option<Cpu> {
         cpu_time(&self.pid?.to_string())
     }
 
@@ -253,8 +254,28 @@ impl ServerProcess {
     }
 }
 
-/// CPU time (user + system) a process has used, from `/proc/PID/stat`.
-fn cpu_time(pid: &str) -> Option<Duration> {
+/// CPU time a process has used, in user space and in the kernel.
+#[derive(Clone, Copy)]
+struct Cpu {
+    user: Duration,
+    system: Duration,
+}
+
+impl Cpu {
+    fn since(self, before: Cpu) -> Cpu {
+        Cpu {
+            user: self.user.saturating_sub(before.user),
+            system: self.system.saturating_sub(before.system),
+        }
+    }
+
+    fn total(self) -> Duration {
+        self.user + self.system
+    }
+}
+
+/// CPU time a process has used, from `/proc/PID/stat`.
+fn cpu_time(pid: &str) -> Option<Cpu> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The fields after the command name, which is in parentheses.
     let mut fields = stat.get(stat.rfind(')')? + 2..)?.split_whitespace();
@@ -263,7 +284,11 @@ fn cpu_time(pid: &str) -> Option<Duration> {
     // SAFETY: sysconf only reads a configuration value.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let ticks = u64::try_from(ticks).ok().filter(|&t| t > 0)?;
-    Some(Duration::from_micros((utime + stime) * 1_000_000 / ticks))
+    let time = |t: u64| Duration::from_micros(t * 1_000_000 / ticks);
+    Some(Cpu {
+        user: time(utime),
+        system: time(stime),
+    })
 }
 
 /// The machine's load average over the last minute.
@@ -295,7 +320,7 @@ async fn load(args: Args, script: Arc<Script>) -> Result<()> {
 /// One room's connections, set up and waiting for the start.
 struct SetUp {
     seats: [usize; 2],
-    conns: Vec<Conn>,
+    conns: Vec<Pending>,
 }
 
 /// What every generator thread needs to know.
@@ -312,8 +337,9 @@ struct Load {
 }
 
 /// One generator thread: sets up its share of the rooms (`first`,
-/// `first + step`, ...), says so on `ready`, and once told the start
-/// plays them on a runtime of its own; returns what its rooms counted.
+/// `first + step`, ...) on a runtime of its own, says so on `ready`, and
+/// once told the start plays them in its event loop; returns what its rooms
+/// counted.
 fn generator_thread(
     load: &Load,
     first: u32,
@@ -325,7 +351,7 @@ fn generator_thread(
         .enable_all()
         .build()
         .context("starting a generator thread's runtime")?;
-    runtime.block_on(async {
+    let rooms = runtime.block_on(async {
         let gate = Arc::new(Semaphore::new(load.setup_at_once));
         let mut setups = JoinSet::new();
         for r in (first..load.rooms).step_by(step as usize) {
@@ -339,21 +365,30 @@ fn generator_thread(
         }
         let mut rooms = Vec::new();
         while let Some(room) = setups.join_next().await {
-            match room.context("a setup task failed").and_then(|r| r) {
-                Ok(room) => rooms.push(room),
-                Err(e) => {
-                    let _ = ready.send(Err(e)).await;
-                    return Ok(Counts::default());
-                }
-            }
+            let (r, set_up) = room.context("a setup task failed")??;
+            // Out of tokio's hands (on the runtime that watched it), into
+            // the event loop's.
+            let conns: Vec<_> = set_up.conns.into_iter().map(Pending::into_conn).collect();
+            rooms.push((r, set_up.seats, conns));
         }
-        let _ = ready.send(Ok(())).await;
-        let Ok(start) = start.await else {
+        Ok::<_, anyhow::Error>(rooms)
+    });
+    drop(runtime);
+    let rooms = match rooms {
+        Ok(rooms) => rooms,
+        Err(e) => {
+            let _ = ready.blocking_send(Err(e));
             return Ok(Counts::default());
-        };
-        let stop_at = start + load.duration;
-        let mut tasks = JoinSet::new();
-        for (r, set_up) in rooms {
+        }
+    };
+    let _ = ready.blocking_send(Ok(()));
+    let Ok(start) = start.blocking_recv() else {
+        return Ok(Counts::default());
+    };
+    let stop_at = start + load.duration;
+    let rooms = rooms
+        .into_iter()
+        .map(|(r, seats, conns)| {
             // Rooms start evenly spread over one move interval, as real
             // rooms would, rather than all on the same tick.
             let plan = Plan {
@@ -361,22 +396,17 @@ fn generator_thread(
                 first: start + load.every * r / load.rooms,
                 stop_at,
             };
-            let spectators = set_up.conns.len() - 2;
             let room = Room::new(
                 Arc::clone(&load.script),
                 plan,
-                set_up.seats,
-                spectators,
+                seats,
+                conns.len() - 2,
                 Arc::clone(&load.shared),
             );
-            tasks.spawn(drive(room, set_up.conns, stop_at + DRAIN));
-        }
-        let mut counts = Counts::default();
-        while let Some(room) = tasks.join_next().await {
-            counts += room.context("a room task failed")?;
-        }
-        Ok(counts)
-    })
+            (room, conns)
+        })
+        .collect();
+    play::play(rooms, stop_at, stop_at + DRAIN)
 }
 
 async fn measure(args: &Args, server: &ServerProcess, script: Arc<Script>) -> Result<Report> {
@@ -452,83 +482,13 @@ async fn measure(args: &Args, server: &ServerProcess, script: Arc<Script>) -> Re
         setup_time,
         rss: (rss_before, rss_idle, rss_peak),
         cpu: (
-            cpu_after
-                .0
-                .zip(cpu_before.0)
-                .map(|(a, b)| a.saturating_sub(b)),
-            cpu_after
-                .1
-                .zip(cpu_before.1)
-                .map(|(a, b)| a.saturating_sub(b)),
+            cpu_after.0.zip(cpu_before.0).map(|(a, b)| a.since(b)),
+            cpu_after.1.zip(cpu_before.1).map(|(a, b)| a.since(b)),
         ),
         load: (load_before, load_after),
         counts,
         shared,
     })
-}
-
-/// Plays one room until its players have stopped and every member has seen
-/// every move, or until `give_up`; returns what the room counted.
-async fn drive(mut room: Room, conns: Vec<Conn>, give_up: Instant) -> Counts {
-    // A connection the server closed is dropped.
-    let mut conns: Vec<Option<Conn>> = conns.into_iter().map(Some).collect();
-    let deadline = |room: &Room| room.poll_timeout().map_or(give_up, |at| at.min(give_up));
-    let timer = sleep_until(deadline(&room));
-    tokio::pin!(timer);
-    let mut armed = timer.deadline();
-    let drained = std::future::poll_fn(|cx| {
-        loop {
-            // A move goes out as soon as it is logged as sent, before the
-            // reads, so that its latency is the server's and not ours.
-            room.handle_timeout(Instant::now());
-            send_all(&mut room, &mut conns);
-            for (i, slot) in conns.iter_mut().enumerate() {
-                let Some(conn) = slot else { continue };
-                if let Reads::Closed = conn.poll_read(cx, |text, at| room.handle(i, text, at)) {
-                    *slot = None;
-                    room.closed(i);
-                }
-            }
-            send_all(&mut room, &mut conns);
-            for (i, slot) in conns.iter_mut().enumerate() {
-                if slot.as_mut().is_some_and(|conn| !conn.poll_flush(cx)) {
-                    *slot = None;
-                    room.closed(i);
-                }
-            }
-            if room.done() {
-                return Poll::Ready(true);
-            }
-            if Instant::now() >= give_up {
-                return Poll::Ready(false);
-            }
-            let next = deadline(&room);
-            if next != armed {
-                timer.as_mut().reset(next);
-                armed = next;
-            }
-            if timer.as_mut().poll(cx).is_pending() {
-                return Poll::Pending;
-            }
-        }
-    })
-    .await;
-    for conn in conns.into_iter().flatten() {
-        conn.close();
-    }
-    room.finish(drained)
-}
-
-/// Sends what the room has to send.
-fn send_all(room: &mut Room, conns: &mut [Option<Conn>]) {
-    while let Some((i, text)) = room.poll_output() {
-        if let Some(conn) = &mut conns[i]
-            && !conn.send(text)
-        {
-            conns[i] = None;
-            room.closed(i);
-        }
-    }
 }
 
 /// Where the server listens.
@@ -542,7 +502,7 @@ struct Target {
 /// states (which may come at any time once in a room); returns the answer's
 /// room and seat.
 async fn ask(
-    ws: &mut Conn,
+    ws: &mut Pending,
     msg: serde_json::Value,
     kind: &str,
 ) -> Result<(Option<String>, Option<usize>)> {
@@ -563,8 +523,8 @@ async fn ask(
         .with_context(|| format!("no {kind} in time"))?
 }
 
-async fn hello(target: &Target, name: &str) -> Result<Conn> {
-    let mut ws = Conn::connect(target.addr, &target.url, STEP_LIMIT).await?;
+async fn hello(target: &Target, name: &str) -> Result<Pending> {
+    let mut ws = Pending::connect(target.addr, &target.url, STEP_LIMIT).await?;
     ask(
         &mut ws,
         json!({"type": "hello", "version": 2, "name": name}),
@@ -574,7 +534,7 @@ async fn hello(target: &Target, name: &str) -> Result<Conn> {
     Ok(ws)
 }
 
-async fn join(ws: &mut Conn, room: &str, play: bool) -> Result<usize> {
+async fn join(ws: &mut Pending, room: &str, play: bool) -> Result<usize> {
     let (_, seat) = ask(
         ws,
         json!({"type": "join", "room": room, "play": play}),
@@ -620,7 +580,7 @@ struct Report {
     setup_time: Duration,
     rss: (Option<u64>, Option<u64>, Option<u64>),
     /// CPU time used while playing by the server and by this generator.
-    cpu: (Option<Duration>, Option<Duration>),
+    cpu: (Option<Cpu>, Option<Cpu>),
     /// The load average when the play started and when it stopped.
     load: (Option<f64>, Option<f64>),
     counts: Counts,
@@ -700,14 +660,23 @@ impl std::fmt::Display for Report {
         if let (Some(before), Some(after)) = self.load {
             // The server's figures are unknown when it was started by
             // someone else and its process id not given.
-            let cores = |cpu: Option<Duration>| {
+            let cores = |cpu: Option<Cpu>| {
                 cpu.map_or("? cores".into(), |c| {
-                    format!("{:.2} cores", c.as_secs_f64() / self.played.as_secs_f64())
+                    format!(
+                        "{:.2} cores",
+                        c.total().as_secs_f64() / self.played.as_secs_f64()
+                    )
                 })
             };
-            let per_move = |cpu: Option<Duration>| {
+            let us = |d: Duration| d.as_secs_f64() * 1e6 / moves.max(1) as f64;
+            let per_move = |cpu: Option<Cpu>| {
                 cpu.map_or("? µs".into(), |c| {
-                    format!("{:.1} µs", c.as_secs_f64() * 1e6 / moves.max(1) as f64)
+                    format!(
+                        "{:.1} µs (user {:.1} + system {:.1})",
+                        us(c.total()),
+                        us(c.user),
+                        us(c.system)
+                    )
                 })
             };
             writeln!(

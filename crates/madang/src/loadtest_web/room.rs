@@ -8,12 +8,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
 use serde::Deserialize;
-use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 /// Messages of the server this generator reads (`moved` is read without a

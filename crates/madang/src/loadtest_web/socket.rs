@@ -1,31 +1,30 @@
 //! The generator's WebSocket client: tungstenite's protocol (handshake,
 //! masked client frames, UTF-8 checked text, pings, close) on a
-//! non-blocking socket whose readiness the caller polls, so that one task
-//! can drive every connection of a room, and a read that comes back short
-//! ends the reads without a system call that would find nothing.
+//! non-blocking socket. While a room is set up its connections wait on
+//! tokio ([`Pending`]); once it plays they are [`Conn`]s in a mio event loop
+//! ([`super::play`]), with no task or waker per message. Either way a read
+//! that comes back short ends the reads, without a system call that would
+//! find nothing.
 
 // Registering a descriptor with tokio is an unsafe call.
 #![allow(unsafe_code)]
 
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::task::{Context, Poll};
-use std::time::Duration;
+use std::os::fd::{AsRawFd, RawFd};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
+use mio::{Interest, Registry, Token};
 use tokio::io::unix::AsyncFd;
-use tokio::time::{Instant, timeout};
+use tokio::time::timeout;
 use tokio_tungstenite::tungstenite::handshake::HandshakeError;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message, Utf8Bytes, WebSocket};
 
-/// A non-blocking TCP stream, with the readiness tokio tracks for it.
-type Fd = Arc<AsyncFd<std::net::TcpStream>>;
-
 /// The stream tungstenite reads and writes.
 struct Stream {
-    fd: Fd,
+    tcp: mio::net::TcpStream,
     /// A read came back short (or found nothing): the socket is empty, so
     /// the next read answers `WouldBlock` without asking the kernel.
     drained: bool,
@@ -36,7 +35,7 @@ impl Read for Stream {
         if self.drained {
             return Err(io::ErrorKind::WouldBlock.into());
         }
-        let read = self.fd.get_ref().read(buf);
+        let read = self.tcp.read(buf);
         match &read {
             Ok(n) if *n < buf.len() => self.drained = true,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.drained = true,
@@ -48,7 +47,7 @@ impl Read for Stream {
 
 impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.fd.get_ref().write(buf)
+        self.tcp.write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -56,18 +55,18 @@ impl Write for Stream {
     }
 }
 
-/// What a poll of a connection's reads ended with.
+/// What reading a connection's messages ended with.
 pub(super) enum Reads {
-    /// Every message there was was read; the task is woken for the next.
+    /// Every message there was was read; the next comes with the next
+    /// readiness.
     Waiting,
     /// The connection is closed or broken.
     Closed,
 }
 
-/// One WebSocket connection of the generator.
+/// One WebSocket connection of the generator, driven by whoever polls its
+/// socket's readiness.
 pub(super) struct Conn {
-    /// The same stream as the one inside `ws`, for its readiness.
-    fd: Fd,
     ws: WebSocket<Stream>,
     /// A message is waiting in tungstenite's buffer for the socket to
     /// take it.
@@ -79,55 +78,8 @@ fn would_block(e: &tungstenite::Error) -> bool {
 }
 
 impl Conn {
-    /// Connects to `url` at `addr` and does the WebSocket handshake.
-    pub(super) async fn connect(addr: SocketAddr, url: &str, limit: Duration) -> Result<Conn> {
-        let tcp = timeout(limit, tokio::net::TcpStream::connect(addr))
-            .await
-            .context("connecting took too long")?
-            .context("connecting")?;
-        tcp.set_nodelay(true)?;
-        let tcp = tcp.into_std()?;
-        // SAFETY: the std stream owns its descriptor, which stays open and the
-        // same until the `AsyncFd` (which owns the stream) is dropped.
-        let fd = Arc::new(unsafe { AsyncFd::register(tcp) }.map_err(io::Error::from)?);
-        // Small reads: tungstenite zero-fills the space it reads into before
-        // each read. A moved (170 bytes) fits in one; a complete state (about
-        // 1 KiB, and rare) takes a few.
-        let config = WebSocketConfig::default()
-            .read_buffer_size(512)
-            .write_buffer_size(0);
-        let stream = Stream {
-            fd: Arc::clone(&fd),
-            drained: false,
-        };
-        let handshake = async {
-            let mut step = tungstenite::client::client_with_config(url, stream, Some(config));
-            loop {
-                match step {
-                    Ok((ws, _)) => return Ok(ws),
-                    Err(HandshakeError::Interrupted(mut mid)) => {
-                        let mut ready = fd.readable().await?;
-                        mid.get_mut().get_mut().drained = false;
-                        ready.clear_ready();
-                        step = mid.handshake();
-                    }
-                    Err(HandshakeError::Failure(e)) => return Err(anyhow::Error::from(e)),
-                }
-            }
-        };
-        let mut ws = timeout(limit, handshake)
-            .await
-            .context("the handshake took too long")??;
-        ws.get_mut().drained = false;
-        Ok(Conn {
-            fd,
-            ws,
-            unflushed: false,
-        })
-    }
-
     /// Sends a text message now, or as soon as the socket takes it (see
-    /// [`Conn::poll_flush`]); false if the connection is broken.
+    /// [`Conn::flush`]); false if the connection is broken.
     pub(super) fn send(&mut self, text: Utf8Bytes) -> bool {
         match self.ws.send(Message::Text(text)) {
             Ok(()) => true,
@@ -139,80 +91,144 @@ impl Conn {
         }
     }
 
-    /// Writes what [`Conn::send`] could not; false if the connection is
-    /// broken.
-    pub(super) fn poll_flush(&mut self, cx: &mut Context<'_>) -> bool {
-        while self.unflushed {
-            let Poll::Ready(ready) = self.fd.poll_write_ready(cx) else {
-                return true;
-            };
-            let Ok(mut ready) = ready else { return false };
-            match self.ws.flush() {
-                Ok(()) => self.unflushed = false,
-                Err(e) if would_block(&e) => ready.clear_ready(),
-                Err(_) => return false,
+    /// Whether a message waits for the socket to take it.
+    pub(super) fn unflushed(&self) -> bool {
+        self.unflushed
+    }
+
+    /// Writes what [`Conn::send`] could not, as far as the socket takes it;
+    /// false if the connection is broken.
+    pub(super) fn flush(&mut self) -> bool {
+        match self.ws.flush() {
+            Ok(()) => {
+                self.unflushed = false;
+                true
             }
+            Err(e) => would_block(&e),
         }
-        true
     }
 
     /// Reads every text message the socket holds, handing each to `each`
-    /// with the time it was read; registers the task to be woken for the
-    /// next.
-    pub(super) fn poll_read(
-        &mut self,
-        cx: &mut Context<'_>,
-        mut each: impl FnMut(&str, Instant),
-    ) -> Reads {
+    /// with the time it was read. Call it when the socket is readable.
+    pub(super) fn read(&mut self, mut each: impl FnMut(&str, Instant)) -> Reads {
+        self.ws.get_mut().drained = false;
+        let now = Instant::now();
         loop {
-            let Poll::Ready(ready) = self.fd.poll_read_ready(cx) else {
-                return Reads::Waiting;
-            };
-            let Ok(mut ready) = ready else {
-                return Reads::Closed;
-            };
-            self.ws.get_mut().drained = false;
-            let now = Instant::now();
+            match self.ws.read() {
+                Ok(Message::Text(text)) => each(&text, now),
+                Ok(Message::Close(_)) => {
+                    // tungstenite has queued the answer to the close.
+                    let _ = self.ws.flush();
+                    return Reads::Closed;
+                }
+                Ok(_) => {}
+                Err(e) if would_block(&e) => return Reads::Waiting,
+                Err(_) => return Reads::Closed,
+            }
+        }
+    }
+
+    /// Adds the socket to a mio event loop, edge-triggered, for reads and
+    /// for writes the socket could not take at once.
+    pub(super) fn register(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
+        registry.register(
+            &mut self.ws.get_mut().tcp,
+            token,
+            Interest::READABLE | Interest::WRITABLE,
+        )
+    }
+
+    /// Says goodbye (a close frame), without waiting for the answer.
+    pub(super) fn close(mut self) {
+        let _ = self.ws.close(None);
+        let _ = self.ws.flush();
+    }
+}
+
+/// A connection being set up: a [`Conn`] whose readiness tokio tracks, so
+/// that many can connect and ask at once.
+pub(super) struct Pending {
+    /// The descriptor of the stream inside `conn` (which owns it).
+    ready: AsyncFd<RawFd>,
+    conn: Conn,
+}
+
+impl Pending {
+    /// Connects to `url` at `addr` and does the WebSocket handshake.
+    pub(super) async fn connect(addr: SocketAddr, url: &str, limit: Duration) -> Result<Pending> {
+        let tcp = timeout(limit, tokio::net::TcpStream::connect(addr))
+            .await
+            .context("connecting took too long")?
+            .context("connecting")?;
+        tcp.set_nodelay(true)?;
+        let tcp = mio::net::TcpStream::from_std(tcp.into_std()?);
+        // SAFETY: the stream stays in the WebSocket below, which keeps the
+        // descriptor open and the same until the `AsyncFd` is dropped
+        // (`into_conn`, or both together).
+        let ready = unsafe { AsyncFd::register(tcp.as_raw_fd()) }.map_err(io::Error::from)?;
+        // Small reads: tungstenite zero-fills the space it reads into before
+        // each read. A moved (170 bytes) fits in one; a complete state (about
+        // 1 KiB, and rare) takes a few.
+        let config = WebSocketConfig::default()
+            .read_buffer_size(512)
+            .write_buffer_size(0);
+        let stream = Stream {
+            tcp,
+            drained: false,
+        };
+        let handshake = async {
+            let mut step = tungstenite::client::client_with_config(url, stream, Some(config));
             loop {
-                match self.ws.read() {
-                    Ok(Message::Text(text)) => each(&text, now),
-                    Ok(Message::Close(_)) => return Reads::Closed,
-                    Ok(_) => {}
-                    Err(e) if would_block(&e) => break,
-                    Err(_) => return Reads::Closed,
+                match step {
+                    Ok((ws, _)) => return Ok(ws),
+                    Err(HandshakeError::Interrupted(mut mid)) => {
+                        let mut guard = ready.readable().await?;
+                        mid.get_mut().get_mut().drained = false;
+                        guard.clear_ready();
+                        step = mid.handshake();
+                    }
+                    Err(HandshakeError::Failure(e)) => return Err(anyhow::Error::from(e)),
                 }
             }
-            // The socket is empty (a short read or none): wait for the
-            // next edge, and poll again so that the waker is registered.
-            ready.clear_ready();
-        }
+        };
+        let mut ws = timeout(limit, handshake)
+            .await
+            .context("the handshake took too long")??;
+        ws.get_mut().drained = false;
+        Ok(Pending {
+            ready,
+            conn: Conn {
+                ws,
+                unflushed: false,
+            },
+        })
     }
 
     /// Sends a text message and waits until it is written.
     pub(super) async fn send_now(&mut self, text: String) -> Result<()> {
-        if !self.send(text.into()) {
+        if !self.conn.send(text.into()) {
             bail!("sending failed");
         }
-        std::future::poll_fn(|cx| {
-            if !self.poll_flush(cx) {
-                return Poll::Ready(Err(anyhow::anyhow!("sending failed")));
+        while self.conn.unflushed {
+            let mut guard = self.ready.writable().await?;
+            if !self.conn.flush() {
+                bail!("sending failed");
             }
-            if self.unflushed {
-                Poll::Pending
-            } else {
-                Poll::Ready(Ok(()))
+            if self.conn.unflushed {
+                guard.clear_ready();
             }
-        })
-        .await
+        }
+        Ok(())
     }
 
     /// Waits for the next text message.
     pub(super) async fn next_text(&mut self) -> Result<Utf8Bytes> {
         loop {
-            let mut ready = self.fd.readable().await?;
-            self.ws.get_mut().drained = false;
+            let mut guard = self.ready.readable().await?;
+            let ws = &mut self.conn.ws;
+            ws.get_mut().drained = false;
             loop {
-                match self.ws.read() {
+                match ws.read() {
                     Ok(Message::Text(text)) => return Ok(text),
                     Ok(Message::Close(_)) => bail!("the server closed the connection"),
                     Ok(_) => {}
@@ -220,13 +236,15 @@ impl Conn {
                     Err(e) => return Err(e.into()),
                 }
             }
-            ready.clear_ready();
+            guard.clear_ready();
         }
     }
 
-    /// Says goodbye (a close frame), without waiting for the answer.
-    pub(super) fn close(mut self) {
-        let _ = self.ws.close(None);
-        let _ = self.ws.flush();
+    /// The connection, no longer watched by tokio (call it on the runtime
+    /// that set it up).
+    pub(super) fn into_conn(self) -> Conn {
+        let Pending { ready, conn } = self;
+        drop(ready);
+        conn
     }
 }
