@@ -156,23 +156,6 @@ async fn lobby_changed(lobby: &mut Option<watch::Receiver<u64>>, not_before: Ins
     rx.borrow_and_update();
 }
 
-/// A client's message. A move as the page and programs write it, the most
-/// frequent message by far, is taken without the JSON parser (whose tagged
-/// enum buffers every field first); only when the point is letters and
-/// digits, so that the parser would read the very same message.
-fn parse(raw: &str) -> Result<ClientMsg, serde_json::Error> {
-    let point = raw
-        .strip_prefix(r#"{"type":"move","point":""#)
-        .and_then(|rest| rest.strip_suffix(r#""}"#))
-        .filter(|p| p.bytes().all(|b| b.is_ascii_alphanumeric()));
-    match point {
-        Some(point) => Ok(ClientMsg::Move {
-            point: point.to_owned(),
-        }),
-        None => serde_json::from_str(raw),
-    }
-}
-
 fn text(s: String) -> Message {
     Message::Text(Utf8Bytes::from(s))
 }
@@ -192,7 +175,7 @@ impl Conn {
             );
         }
         self.dropped = 0;
-        let msg: ClientMsg = match parse(raw) {
+        let msg: ClientMsg = match serde_json::from_str(raw) {
             Ok(m) => m,
             Err(e) => return err(ErrorCode::BadMessage, &e.to_string()),
         };
@@ -460,35 +443,6 @@ impl Conn {
             true
         } else {
             false
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_move_read_without_the_parser_is_what_the_parser_reads() {
-        for raw in [
-            r#"{"type":"move","point":"h8"}"#,
-            r#"{"type":"move","point":"o15"}"#,
-            r#"{"type":"move","point":"z99"}"#,
-            r#"{"type":"move","point":""}"#,
-            r#"{"type":"move","point":"h\u0038"}"#,
-            r#"{"type":"move","point":"h8\"}"#,
-            r#"{"type":"move","point":"h8","x":1}"#,
-            r#"{"type":"move","point":"h8"} "#,
-            r#"{"type":"move","point":"h"8"}"#,
-            r#"{"type":"move", "point":"h8"}"#,
-            r#"{"point":"h8","type":"move"}"#,
-        ] {
-            let parsed = serde_json::from_str::<ClientMsg>(raw);
-            match (parse(raw), parsed) {
-                (Ok(fast), Ok(slow)) => assert_eq!(fast, slow, "{raw}"),
-                (Err(_), Err(_)) => {}
-                (fast, slow) => panic!("{raw}: {fast:?} against {slow:?}"),
-            }
         }
     }
 }
