@@ -41,6 +41,11 @@ pub struct Args {
     /// (repeatable).
     #[arg(long = "engine", value_name = "NAME=CMD", value_parser = parse_engine)]
     engines: Vec<(String, String)>,
+    /// Threads that serve connections and rooms (default: one per core).
+    /// One thread keeps every wake-up on it and leaves the other cores to
+    /// the rest of the machine (BENCHMARKS.md, session 7).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    workers: Option<u16>,
 }
 
 fn parse_engine(text: &str) -> Result<(String, String), String> {
@@ -70,7 +75,14 @@ pub fn run(args: Args) -> Result<()> {
         engines: args.engines,
         ..server::Config::default()
     };
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(workers) = args.workers {
+        runtime.worker_threads(workers.into());
+    }
+    let runtime = runtime
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
     runtime.block_on(async {
         let server = server::Server::bind(config).await?;
         let mut stdout = std::io::stdout();

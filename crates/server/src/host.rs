@@ -20,7 +20,7 @@ use tracing::Instrument;
 
 use crate::bingo_room::Action;
 use crate::proto;
-use crate::rooms::{Outgoing, Registry, RoomCmd, Sink};
+use crate::rooms::{Outgoing, Registry, RoomCmd, Sink, Text};
 
 /// A room state machine as the host task drives it: the game's part of
 /// the task, over the room's own `handle` / `poll_output` / `poll_timeout`
@@ -151,7 +151,7 @@ impl Host {
     /// Queues `msg` for one connection.
     pub(crate) fn send(&mut self, to: ClientId, msg: Outgoing) {
         if let Some(member) = self.members.get(&to)
-            && member.sink.try_send(msg).is_err()
+            && !member.sink.try_send(msg)
         {
             // A connection that cannot keep up (or is gone) loses its
             // place rather than slowing the room; a state carries the
@@ -166,8 +166,9 @@ impl Host {
     }
 
     /// Sends every connection the text for its kind (`None`: nothing),
-    /// made once per kind and only if someone needs it; every queue shares
-    /// the bytes; `text` is given the room's id to put in them. `states`:
+    /// made once per kind and only if someone needs it; every connection
+    /// shares the bytes (sockets one WebSocket frame, written from here);
+    /// `text` is given the room's id to put in them. `states`:
     /// the texts are states, so a connection sent one has had a state.
     pub(crate) fn fan_out<K: PartialEq>(
         &mut self,
@@ -177,7 +178,7 @@ impl Host {
     ) {
         // A few kinds at most (two for Omok, a seat each for bingo): a
         // list is quicker to search than a map to hash.
-        let mut texts: Vec<(K, Option<Utf8Bytes>)> = Vec::new();
+        let mut texts: Vec<(K, Option<Text>)> = Vec::new();
         let room = self.id.as_str();
         self.members.retain(|&id, member| {
             let Some(kind) = kind(id, member) else {
@@ -186,7 +187,7 @@ impl Host {
             let text = match texts.iter().find(|(k, _)| *k == kind) {
                 Some((_, made)) => made.clone(),
                 None => {
-                    let made = text(room, &kind);
+                    let made = text(room, &kind).map(Text::from);
                     texts.push((kind, made.clone()));
                     made
                 }
@@ -194,7 +195,7 @@ impl Host {
             let Some(text) = text else { return true };
             member.has_state |= states;
             // As in `send`: a connection that cannot keep up loses its place.
-            member.sink.try_send(Outgoing::Text(text)).is_ok()
+            member.sink.send_text(&text)
         });
     }
 

@@ -8,6 +8,7 @@
 //! - [`proto`]: the WebSocket messages and their validation.
 //! - `ws`: one WebSocket connection (handshake, limits, translation).
 //! - [`rooms`]: the room registry and the task that runs each room.
+//! - `socket`: a web connection's socket, which rooms write to directly.
 //! - `referee`: the 3-byte port.
 //! - [`engines`]: the built-in engine and operators' Gomocup engines.
 //! - [`records`]: finished games, durable before the result is shown.
@@ -20,7 +21,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -37,6 +38,7 @@ pub mod proto;
 pub mod records;
 mod referee;
 pub mod rooms;
+mod socket;
 mod ws;
 
 use engines::EngineSet;
@@ -212,12 +214,9 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let referee = tokio::spawn(referee::accept(Arc::clone(&self.shared), self.referee));
-        let app = router(Arc::clone(&self.shared));
-        // Game messages are small and latency-bound: no Nagle delay.
-        let http = axum::serve::ListenerExt::tap_io(self.http, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let served = axum::serve(http, app)
+        let app =
+            router(Arc::clone(&self.shared)).into_make_service_with_connect_info::<socket::Peer>();
+        let served = axum::serve(socket::Listener(self.http), app)
             .with_graceful_shutdown(shutdown)
             .await;
         referee.abort();
@@ -300,6 +299,7 @@ fn cookie_token(headers: &HeaderMap) -> Option<String> {
 
 async fn ws_upgrade(
     State(shared): State<Arc<Shared>>,
+    ConnectInfo(socket::Peer(tcp)): ConnectInfo<socket::Peer>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
@@ -328,7 +328,7 @@ async fn ws_upgrade(
         .on_upgrade(move |socket| {
             let id = shared.next_client.load(Ordering::Relaxed);
             tracing::Instrument::instrument(
-                ws::serve(shared, socket, token),
+                ws::serve(shared, socket, tcp, token),
                 tracing::debug_span!("ws", next = id),
             )
         })

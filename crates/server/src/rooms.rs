@@ -18,6 +18,7 @@ use crate::engines::{self, EngineSet, Seated};
 use crate::host::{self, Host, HostedRoom};
 use crate::proto::{self, ErrorCode};
 use crate::records::{self, Records};
+use crate::socket::{self, Socket};
 
 /// Commands a room task takes, bounded per room.
 pub(crate) const ROOM_QUEUE: usize = 512;
@@ -39,24 +40,61 @@ pub enum Outgoing {
     Close,
 }
 
-/// The sending half of a connection's queue, and what the connection
-/// understands.
-#[derive(Debug, Clone)]
+/// Where a connection's messages go, and what the connection understands.
+#[derive(Clone)]
 pub struct Sink {
-    tx: mpsc::Sender<Outgoing>,
+    to: To,
     moved: bool,
 }
 
+/// A connection's queue (the referee port), or a web connection's socket,
+/// which rooms write to themselves.
+#[derive(Clone)]
+enum To {
+    Queue(mpsc::Sender<Outgoing>),
+    Socket(Arc<Socket>),
+}
+
 impl Sink {
-    /// A sink for a connection; `moved`: it spoke version 2 in `hello` and
-    /// takes `moved` messages in place of most states.
+    /// A sink for a connection's queue; `moved`: it spoke version 2 in
+    /// `hello` and takes `moved` messages in place of most states.
     pub fn new(tx: mpsc::Sender<Outgoing>, moved: bool) -> Sink {
-        Sink { tx, moved }
+        Sink {
+            to: To::Queue(tx),
+            moved,
+        }
     }
 
-    /// Queues a message without waiting.
-    pub fn try_send(&self, msg: Outgoing) -> Result<(), mpsc::error::TrySendError<Outgoing>> {
-        self.tx.try_send(msg)
+    /// A sink that writes to a web connection's socket.
+    pub(crate) fn socket(socket: Arc<Socket>, moved: bool) -> Sink {
+        Sink {
+            to: To::Socket(socket),
+            moved,
+        }
+    }
+
+    /// Sends a message without waiting; `false` if the connection is gone
+    /// or cannot keep up.
+    pub fn try_send(&self, msg: Outgoing) -> bool {
+        match (&self.to, msg) {
+            (To::Queue(tx), msg) => tx.try_send(msg).is_ok(),
+            (To::Socket(socket), Outgoing::Text(text)) => socket.send(socket::text_frame(&text)),
+            (To::Socket(socket), Outgoing::Close) => {
+                socket.ask_close();
+                true
+            }
+            // A web connection has no use for a 3-byte frame.
+            (To::Socket(_), Outgoing::Frame(_)) => true,
+        }
+    }
+
+    /// Sends a text made for many connections without waiting; as
+    /// [`Sink::try_send`].
+    pub(crate) fn send_text(&self, text: &Text) -> bool {
+        match &self.to {
+            To::Queue(tx) => tx.try_send(Outgoing::Text(text.text.clone())).is_ok(),
+            To::Socket(socket) => socket.send(text.frame.clone()),
+        }
     }
 }
 
@@ -64,6 +102,22 @@ impl Sink {
 impl From<mpsc::Sender<Outgoing>> for Sink {
     fn from(tx: mpsc::Sender<Outgoing>) -> Sink {
         Sink::new(tx, false)
+    }
+}
+
+/// A text message for several connections, in the form each kind takes:
+/// the text for a queue, the WebSocket frame for a socket (made once, the
+/// same bytes for every socket).
+#[derive(Clone)]
+pub(crate) struct Text {
+    text: Utf8Bytes,
+    frame: bytes::Bytes,
+}
+
+impl From<Utf8Bytes> for Text {
+    fn from(text: Utf8Bytes) -> Text {
+        let frame = socket::text_frame(&text);
+        Text { text, frame }
     }
 }
 
@@ -521,7 +575,7 @@ impl HostedRoom for OmokHosted {
                 Some(a) => serde_json::json!({"type": "analysis", "analysis": a}),
                 None => serde_json::json!({"type": "analysis", "analysis": null}),
             };
-            let _ = sink.try_send(Outgoing::Text(text.to_string().into()));
+            sink.try_send(Outgoing::Text(text.to_string().into()));
         });
     }
 

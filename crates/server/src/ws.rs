@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
-use futures::SinkExt;
 use omok::clock::TimeControl;
 use omok::room::{ClientId, Input, RoomConfig};
 use rand::Rng;
@@ -21,7 +20,8 @@ use crate::proto::{
     self, ClientMsg, ColorChoice, Create, CreateRoom, ErrorCode, MAX_CHAT_CHARS, MAX_NAME_CHARS,
     OLDEST_VERSION, Opponent, VERSION,
 };
-use crate::rooms::{CLIENT_QUEUE, Outgoing, RoomCmd, Sink};
+use crate::rooms::{RoomCmd, Sink};
+use crate::socket::{Owned, Socket};
 
 /// Messages a connection may send per second on average...
 const RATE_PER_SEC: f64 = 20.0;
@@ -31,15 +31,14 @@ const BURST: f64 = 40.0;
 const MAX_DROPPED: u32 = 200;
 /// How often at most a lobby watcher gets a new list.
 const LOBBY_EVERY: Duration = Duration::from_millis(250);
-/// Messages written to a socket before one flush, at most.
-const WRITE_BATCH: usize = 32;
 /// How long a connection may take to say hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
 
 struct Conn {
     shared: Arc<Shared>,
     id: ClientId,
-    sink: mpsc::Sender<Outgoing>,
+    /// The socket, which rooms write to.
+    tcp: Arc<Socket>,
     /// Whether the client speaks version 2 (it takes `moved`).
     moved: bool,
     cookie_token: Option<String>,
@@ -51,8 +50,17 @@ struct Conn {
     dropped: u32,
 }
 
-/// Serves one upgraded connection until it closes.
-pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Option<String>) {
+/// Serves one upgraded connection until it closes. `socket` reads the
+/// client's messages and sends the connection's own; rooms write to `tcp`,
+/// the same socket, themselves.
+pub async fn serve(
+    shared: Arc<Shared>,
+    mut socket: WebSocket,
+    tcp: Arc<Socket>,
+    cookie_token: Option<String>,
+) {
+    // Once this returns, rooms can no longer write to the socket.
+    let tcp = Owned(tcp);
     let Some(_slot) = shared.connection_slot() else {
         let _ = socket
             .send(text(proto::error(
@@ -62,12 +70,11 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
             .await;
         return;
     };
-    let (sink, mut queue) = mpsc::channel(CLIENT_QUEUE);
     let id = shared.next_client_id();
     let mut conn = Conn {
         shared,
         id,
-        sink,
+        tcp: Arc::clone(&tcp.0),
         moved: false,
         cookie_token,
         hello: None,
@@ -103,17 +110,9 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
                     break;
                 }
             }
-            out = queue.recv() => {
-                match out {
-                    Some(Outgoing::Text(t)) => {
-                        if !matches!(write_queued(&mut socket, t, &mut queue).await, Ok(true)) {
-                            break;
-                        }
-                    }
-                    Some(Outgoing::Close) | None => break,
-                    Some(Outgoing::Frame(_)) => {}
-                }
-            }
+            // What the rooms could not write is written here; a room may
+            // ask the connection to close.
+            () = tcp.0.ended() => break,
             () = tokio::time::sleep_until(hello_by), if conn.hello.is_none() => {
                 let _ = socket.send(text(proto::error(ErrorCode::HelloFirst.name(), "no hello in time"))).await;
                 break;
@@ -123,11 +122,9 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
                 if socket.send(text(conn.shared.lobby_json())).await.is_err() { break; }
             }
             () = &mut closing => {
-                // The rooms have already queued their last states (results
-                // of games ended by the shutdown): send them, then close.
-                if let Ok(Outgoing::Text(t)) = queue.try_recv() {
-                    let _ = write_queued(&mut socket, t, &mut queue).await;
-                }
+                // The rooms have already sent their last states (results
+                // of games ended by the shutdown); the close frame goes out
+                // after anything of theirs still pending.
                 let _ = socket.send(Message::Close(Some(CloseFrame {
                     code: close_code::AWAY,
                     reason: "the server is shutting down".into(),
@@ -144,32 +141,6 @@ pub async fn serve(shared: Arc<Shared>, mut socket: WebSocket, cookie_token: Opt
             })
             .await;
     }
-}
-
-/// Writes `first` and every message already queued behind it (up to
-/// [`WRITE_BATCH`]), then flushes once: under load a connection's messages
-/// leave in one write instead of one system call each. Returns whether the
-/// connection stays open.
-async fn write_queued(
-    socket: &mut WebSocket,
-    first: Utf8Bytes,
-    queue: &mut mpsc::Receiver<Outgoing>,
-) -> Result<bool, axum::Error> {
-    socket.feed(Message::Text(first)).await?;
-    let mut open = true;
-    for _ in 1..WRITE_BATCH {
-        match queue.try_recv() {
-            Ok(Outgoing::Text(t)) => socket.feed(Message::Text(t)).await?,
-            Ok(Outgoing::Frame(_)) => {}
-            Ok(Outgoing::Close) | Err(mpsc::error::TryRecvError::Disconnected) => {
-                open = false;
-                break;
-            }
-            Err(mpsc::error::TryRecvError::Empty) => break,
-        }
-    }
-    socket.flush().await?;
-    Ok(open)
 }
 
 /// Resolves when the lobby changed, but not before `not_before`, so that
@@ -421,7 +392,7 @@ impl Conn {
         }
         let cmd = RoomCmd::Enter {
             from: self.id,
-            sink: Sink::new(self.sink.clone(), self.moved),
+            sink: Sink::socket(Arc::clone(&self.tcp), self.moved),
             input: Input::Join { name, token, play },
         };
         if tx.try_send(cmd).is_err() {

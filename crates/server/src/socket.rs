@@ -1,0 +1,386 @@
+//! The TCP socket of a web connection, shared between the connection's
+//! task and the rooms that write to it.
+//!
+//! A room writes each WebSocket frame to its members' sockets itself, with
+//! a non-blocking write from the room's task: a move costs one system call
+//! per recipient and no channel, task wake-up or copy per recipient. The
+//! connection's task is woken only when a socket would block: what could
+//! not be written waits in the socket's pending frames, which the task
+//! writes out when the socket can take them. Every other write (the HTTP
+//! response, tungstenite's replies, the connection's own messages) goes
+//! through the same pending frames first, so frames never interleave and
+//! leave in the order they were accepted.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io;
+use std::net::Shutdown;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker, ready};
+
+use axum::extract::connect_info::Connected;
+use axum::serve::IncomingStream;
+use bytes::Bytes;
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tungstenite::protocol::frame::FrameHeader;
+use tungstenite::protocol::frame::coding::{Data, OpCode};
+
+use crate::rooms::CLIENT_QUEUE;
+
+/// A web connection's socket.
+pub(crate) struct Socket {
+    tcp: TcpStream,
+    out: Mutex<Out>,
+}
+
+/// What waits to be written, and who to wake for it.
+#[derive(Default)]
+struct Out {
+    /// Frames accepted and not yet written, oldest first; the first may
+    /// be partly written already (it is then the rest of a frame).
+    pending: VecDeque<Bytes>,
+    /// The connection has ended: frames are refused.
+    ended: bool,
+    /// A room asked the connection to close once what is pending is out.
+    close_asked: bool,
+    /// The connection's task, while it waits in [`Socket::ended`].
+    task: Option<Waker>,
+}
+
+impl Out {
+    fn wake(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.wake();
+        }
+    }
+}
+
+impl Socket {
+    fn out(&self) -> MutexGuard<'_, Out> {
+        // A panic while the lock was held left `Out` whole (every change to
+        // it is a single step), so a poisoned lock is still usable.
+        self.out
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Writes `frame` now, or after the frames pending before it; `false`
+    /// if it was refused: the connection ended, or it already has
+    /// [`CLIENT_QUEUE`] frames waiting (it cannot keep up).
+    pub(crate) fn send(&self, frame: Bytes) -> bool {
+        let mut out = self.out();
+        if out.ended || out.close_asked {
+            return false;
+        }
+        if !out.pending.is_empty() {
+            if out.pending.len() >= CLIENT_QUEUE {
+                return false;
+            }
+            out.pending.push_back(frame);
+            return true;
+        }
+        match self.tcp.try_write(&frame) {
+            Ok(n) if n == frame.len() => return true,
+            Ok(n) => out.pending.push_back(frame.slice(n..)),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => out.pending.push_back(frame),
+            Err(_) => out.ended = true,
+        }
+        // The connection's task writes the rest, or finds the socket failed.
+        out.wake();
+        !out.ended
+    }
+
+    /// Asks the connection to close once what is pending is written.
+    pub(crate) fn ask_close(&self) {
+        let mut out = self.out();
+        out.close_asked = true;
+        out.wake();
+    }
+
+    /// Writes the pending frames; ready once none is left.
+    fn poll_pending(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            {
+                let mut out = self.out();
+                let Some(first) = out.pending.front_mut() else {
+                    return Poll::Ready(Ok(()));
+                };
+                match self.tcp.try_write(first) {
+                    Ok(n) if n == first.len() => {
+                        out.pending.pop_front();
+                        continue;
+                    }
+                    Ok(n) => {
+                        *first = first.slice(n..);
+                        continue;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) => {
+                        out.ended = true;
+                        return Poll::Ready(Err(e));
+                    }
+                }
+            }
+            ready!(self.tcp.poll_write_ready(cx))?;
+        }
+    }
+
+    /// Resolves when the connection must end: a room asked it to close and
+    /// everything before that is written, or the socket failed. Until then
+    /// it writes out what the rooms could not.
+    pub(crate) fn ended(&self) -> impl Future<Output = ()> + '_ {
+        std::future::poll_fn(|cx| {
+            {
+                let mut out = self.out();
+                if out.ended {
+                    return Poll::Ready(());
+                }
+                if !out.task.as_ref().is_some_and(|t| t.will_wake(cx.waker())) {
+                    out.task = Some(cx.waker().clone());
+                }
+            }
+            match ready!(self.poll_pending(cx)) {
+                Ok(()) if self.out().close_asked => Poll::Ready(()),
+                Ok(()) => Poll::Pending,
+                Err(_) => Poll::Ready(()),
+            }
+        })
+    }
+
+    /// Reads what is there; a read that fills less than `buf` means the
+    /// socket is drained, so its readiness is cleared without a second
+    /// read that would only say so.
+    fn read_some(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut short = None;
+        let read = self.tcp.try_io(Interest::READABLE, || {
+            let n = self.tcp.try_read(buf)?;
+            if n > 0 && n < buf.len() {
+                short = Some(n);
+                // Clears the readiness seen before this read (a later
+                // one is kept).
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            Ok(n)
+        });
+        match short {
+            Some(n) => Ok(n),
+            None => read,
+        }
+    }
+}
+
+/// The handle the connection's task owns: once it is dropped, the
+/// connection has ended; rooms' frames are refused and the socket is shut
+/// down, even while rooms still hold it.
+pub(crate) struct Owned(pub(crate) Arc<Socket>);
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        let mut out = self.0.out();
+        out.ended = true;
+        out.pending.clear();
+        drop(out);
+        let _ = socket2::SockRef::from(&self.0.tcp).shutdown(Shutdown::Both);
+    }
+}
+
+/// A text message as a server's WebSocket frame (unmasked, so the same
+/// bytes go to every recipient).
+pub(crate) fn text_frame(text: &str) -> Bytes {
+    let header = FrameHeader {
+        opcode: OpCode::Data(Data::Text),
+        ..FrameHeader::default()
+    };
+    let len = text.len() as u64;
+    let mut frame = Vec::with_capacity(header.len(len) + text.len());
+    // Writing to a `Vec` cannot fail.
+    let _ = header.format(len, &mut frame);
+    frame.extend_from_slice(text.as_bytes());
+    frame.into()
+}
+
+/// The web listener: its connections' sockets are [`Socket`]s, which the
+/// WebSocket handler finds in its [`Peer`].
+pub(crate) struct Listener(pub(crate) TcpListener);
+
+impl axum::serve::Listener for Listener {
+    type Io = Io;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Io, Self::Addr) {
+        let (tcp, addr) = axum::serve::Listener::accept(&mut self.0).await;
+        // Game messages are small and latency-bound: no Nagle delay.
+        let _ = tcp.set_nodelay(true);
+        let out = Mutex::default();
+        (Io(Arc::new(Socket { tcp, out })), addr)
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
+}
+
+/// The connection's socket, as every request on it sees it.
+#[derive(Clone)]
+pub(crate) struct Peer(pub(crate) Arc<Socket>);
+
+impl Connected<IncomingStream<'_, Listener>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, Listener>) -> Peer {
+        Peer(Arc::clone(&stream.io().0))
+    }
+}
+
+/// The socket as hyper (and, after the upgrade, tungstenite) reads and
+/// writes it.
+pub(crate) struct Io(Arc<Socket>);
+
+impl AsyncRead for Io {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        loop {
+            ready!(self.0.tcp.poll_read_ready(cx))?;
+            match self.0.read_some(buf.initialize_unfilled()) {
+                Ok(n) => {
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl AsyncWrite for Io {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            // After what the rooms wrote before it, never inside a frame.
+            ready!(self.0.poll_pending(cx))?;
+            {
+                let out = self.0.out();
+                if !out.pending.is_empty() {
+                    continue;
+                }
+                match self.0.tcp.try_write(data) {
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    written => return Poll::Ready(written),
+                }
+            }
+            ready!(self.0.tcp.poll_write_ready(cx))?;
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.poll_pending(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.0.poll_pending(cx))?;
+        Poll::Ready(socket2::SockRef::from(&self.0.tcp).shutdown(Shutdown::Write))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// The size of the frames that fill a socket.
+    const FRAME: usize = 64 << 10;
+
+    /// A socket of ours and the client's end of it.
+    async fn pair() -> (Arc<Socket>, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap());
+        let (client, accepted) = tokio::join!(client, listener.accept());
+        let tcp = accepted.unwrap().0;
+        let out = Mutex::default();
+        (Arc::new(Socket { tcp, out }), client.unwrap())
+    }
+
+    #[test]
+    fn a_frame_is_the_text_behind_a_server_header() {
+        assert_eq!(&text_frame("hi")[..], b"\x81\x02hi");
+        let long = "x".repeat(300);
+        let frame = text_frame(&long);
+        assert_eq!(&frame[..4], [0x81, 126, 1, 44]);
+        assert_eq!(&frame[4..], long.as_bytes());
+    }
+
+    #[tokio::test]
+    async fn frames_the_socket_cannot_take_wait_in_order_and_are_bounded() {
+        let (socket, mut client) = pair().await;
+        // Nobody reads: once the kernel's buffers are full, frames wait,
+        // up to the limit.
+        let big = |b: u8| Bytes::from(vec![b; FRAME]);
+        let mut sent = 0;
+        while socket.send(big(sent as u8)) {
+            sent += 1;
+        }
+        assert_eq!(socket.out().pending.len(), CLIENT_QUEUE);
+        assert!(sent > CLIENT_QUEUE);
+        // A write of the connection's own waits behind them; it is made by
+        // the connection's task, which also writes the pending frames.
+        let mut io = Io(Arc::clone(&socket));
+        let own = Arc::clone(&socket);
+        let task = tokio::spawn(async move {
+            let write = async {
+                io.write_all(b"last").await.unwrap();
+                io.flush().await.unwrap();
+            };
+            tokio::join!(write, own.ended());
+        });
+        let mut got = vec![0; FRAME];
+        for i in 0..sent {
+            client.read_exact(&mut got).await.unwrap();
+            assert!(
+                got.iter().all(|&b| b == i as u8),
+                "frame {i} whole and in order"
+            );
+        }
+        let mut last = [0; 4];
+        client.read_exact(&mut last).await.unwrap();
+        assert_eq!(&last, b"last");
+        // Nothing asked the connection to close.
+        assert!(!task.is_finished());
+        socket.ask_close();
+        task.await.unwrap();
+        assert!(!socket.send(big(0)), "no frame after a close was asked");
+    }
+
+    #[tokio::test]
+    async fn the_owner_ending_shuts_the_socket_while_rooms_still_hold_it() {
+        let (socket, mut client) = pair().await;
+        assert!(socket.send(text_frame("a")));
+        drop(Owned(Arc::clone(&socket)));
+        assert!(!socket.send(text_frame("b")));
+        let mut got = Vec::new();
+        client.read_to_end(&mut got).await.unwrap();
+        assert_eq!(got, b"\x81\x01a");
+    }
+
+    #[tokio::test]
+    async fn reads_see_every_byte_and_the_end() {
+        let (socket, mut client) = pair().await;
+        let mut io = Io(socket);
+        client.write_all(b"hello").await.unwrap();
+        let mut got = [0; 5];
+        io.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"hello");
+        // A short read cleared the readiness; the next bytes still wake it.
+        client.write_all(b"again").await.unwrap();
+        drop(client);
+        let mut rest = Vec::new();
+        io.read_to_end(&mut rest).await.unwrap();
+        assert_eq!(rest, b"again");
+    }
+}
