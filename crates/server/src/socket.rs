@@ -266,11 +266,18 @@ impl AsyncWrite for Io {
             // After what the rooms wrote before it, never inside a frame.
             ready!(self.0.poll_pending(cx))?;
             {
-                let out = self.0.out();
+                let mut out = self.0.out();
                 if !out.pending.is_empty() {
                     continue;
                 }
                 match self.0.tcp.try_write(data) {
+                    Ok(n) if n < data.len() => {
+                        // The rest waits with the pending frames, so that
+                        // a room's frame cannot be written inside this one.
+                        out.pending.push_back(Bytes::copy_from_slice(&data[n..]));
+                        out.wake();
+                        return Poll::Ready(Ok(data.len()));
+                    }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                     written => return Poll::Ready(written),
                 }
@@ -355,6 +362,30 @@ mod tests {
         socket.ask_close();
         task.await.unwrap();
         assert!(!socket.send(big(0)), "no frame after a close was asked");
+    }
+
+    #[tokio::test]
+    async fn a_room_frame_never_lands_inside_a_partly_written_one_of_the_connection() {
+        let (socket, mut client) = pair().await;
+        // More than the kernel takes at once: the connection's own write
+        // is only partly on the wire when a room sends its frame.
+        let own = vec![7u8; 64 * FRAME];
+        let mut io = Io(Arc::clone(&socket));
+        let accepted = std::future::poll_fn(|cx| Pin::new(&mut io).poll_write(cx, &own))
+            .await
+            .unwrap();
+        assert_eq!(accepted, own.len());
+        assert!(socket.send(text_frame("room")));
+        let writer = Arc::clone(&socket);
+        let task = tokio::spawn(async move { writer.ended().await });
+        let mut got = vec![0; own.len()];
+        client.read_exact(&mut got).await.unwrap();
+        assert!(got.iter().all(|&b| b == 7), "the connection's bytes whole");
+        let mut frame = [0; 6];
+        client.read_exact(&mut frame).await.unwrap();
+        assert_eq!(&frame, b"\x81\x04room");
+        socket.ask_close();
+        task.await.unwrap();
     }
 
     #[tokio::test]
