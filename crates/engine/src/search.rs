@@ -13,7 +13,7 @@
 //! evaluation, except off the principal variation where the evaluation
 //! already reaches beta (a win would only cut the same way). Quiet moves
 //! are ordered by their pattern values, killers, counter moves and history,
-//! reduced when late (from a log-log table) and pruned when very late; at
+//! reduced when late (by ln(depth) ln(index) / 2) and pruned when very late; at
 //! shallow depth a static evaluation far outside the window ends the node
 //! (reverse futility, razoring) unless the opponent threatens.
 
