@@ -373,3 +373,67 @@ async fn a_broken_engine_command_is_an_error_in_the_room_not_a_hang() {
     assert_eq!(over["result"]["winner"], "white", "{over}");
     assert_eq!(over["result"]["reason"], "disconnected", "{over}");
 }
+
+/// `--workers 1` puts every connection, room and engine answer on one
+/// runtime thread: people and the built-in engine must still play to their
+/// results side by side, and the result must reach the record.
+#[tokio::test]
+async fn one_worker_serves_people_and_the_engine_side_by_side() {
+    let mut serve = Serve::start("one-worker", &["--workers", "1"]).await;
+    let url = serve.ws_url.clone();
+    let (mut eve, _) = hello(&url, "eve").await;
+    let against_engine = json!({
+        "type": "create", "game": "omok", "opponent": "engine", "engine": "madang", "level": 1,
+        "color": "white", "clock": {"kind": "per_move", "ms": 5000},
+    });
+    create_and_join(&mut eve, against_engine).await;
+    let (mut ann, _) = hello(&url, "ann").await;
+    let people = json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"});
+    let room = create_and_join(&mut ann, people).await;
+    let (mut bob, _) = hello(&url, "bob").await;
+    send(&mut bob, json!({"type": "join", "room": room})).await;
+    until(&mut bob, |m| kind(m, "you")).await;
+    let moves = ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"];
+    for (n, point) in moves.into_iter().enumerate() {
+        let mover = if n % 2 == 0 { &mut ann } else { &mut bob };
+        send(mover, json!({"type": "move", "point": point})).await;
+        state_with(&mut bob, n + 1).await;
+    }
+    let over = until(&mut ann, |m| kind(m, "state") && m["status"] == "over").await;
+    assert_eq!(over["result"]["winner"], "black", "{over}");
+    assert_eq!(over["result"]["reason"], "five", "{over}");
+    let over = play_white_until_over(&mut eve).await;
+    assert_eq!(over["result"]["winner"], "black", "{over}");
+    assert_eq!(over["result"]["reason"], "five", "{over}");
+    sigterm(&serve).await;
+    let status = timeout(LIMIT, serve.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+    let records = Records::open(&serve.database()).await.unwrap();
+    let games = records
+        .recent(GamesQuery {
+            limit: 10,
+            ..GamesQuery::default()
+        })
+        .await;
+    let mut players: Vec<_> = games.iter().map(|g| g.players.join(" v ")).collect();
+    players.sort();
+    assert_eq!(players.len(), 2, "{games:?}");
+    assert!(players[0].starts_with("ann v bob"), "{players:?}");
+    assert!(games.iter().all(|g| g.result == "black"), "{games:?}");
+}
+
+#[test]
+fn no_workers_is_refused_before_anything_starts() {
+    let out = std::process::Command::new(BIN)
+        .args(["serve", "--addr", "127.0.0.1:0", "--workers", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--workers"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
