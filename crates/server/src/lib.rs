@@ -67,6 +67,11 @@ pub struct Config {
     pub max_rooms: usize,
     /// At most this many connections (WebSocket and referee) at once.
     pub max_connections: usize,
+    /// How long a web connection may take to send each HTTP request
+    /// (from its opening, or the previous response) until it is a
+    /// WebSocket; a socket that says nothing, or half a request, is closed
+    /// then.
+    pub handshake: Duration,
     /// Operators' Gomocup engines: name and command line.
     pub engines: Vec<(String, String)>,
 }
@@ -83,6 +88,7 @@ impl Default for Config {
             grace: Duration::from_secs(60),
             max_rooms: 10_000,
             max_connections: 20_000,
+            handshake: Duration::from_secs(10),
             engines: Vec::new(),
         }
     }
@@ -216,7 +222,11 @@ impl Server {
         let referee = tokio::spawn(referee::accept(Arc::clone(&self.shared), self.referee));
         let app =
             router(Arc::clone(&self.shared)).into_make_service_with_connect_info::<socket::Peer>();
-        let served = axum::serve(socket::Listener(self.http), app)
+        let listener = socket::Listener {
+            tcp: self.http,
+            handshake: self.shared.config.handshake,
+        };
+        let served = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
             .await;
         referee.abort();
@@ -299,7 +309,7 @@ fn cookie_token(headers: &HeaderMap) -> Option<String> {
 
 async fn ws_upgrade(
     State(shared): State<Arc<Shared>>,
-    ConnectInfo(socket::Peer(tcp)): ConnectInfo<socket::Peer>,
+    ConnectInfo(peer): ConnectInfo<socket::Peer>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
@@ -317,6 +327,7 @@ async fn ws_upgrade(
         }
     }
     let token = cookie_token(&headers);
+    peer.upgrading();
     // tungstenite's default 128 KiB read buffer would be most of the
     // memory of a connection, and it zero-fills the buffer's free space
     // before each read: a small one suits client messages (tens of bytes;
@@ -328,7 +339,7 @@ async fn ws_upgrade(
         .on_upgrade(move |socket| {
             let id = shared.next_client.load(Ordering::Relaxed);
             tracing::Instrument::instrument(
-                ws::serve(shared, socket, tcp, token),
+                ws::serve(shared, socket, peer.0, token),
                 tracing::debug_span!("ws", next = id),
             )
         })
