@@ -170,7 +170,7 @@ pub struct CreateRoom {
     #[serde(default)]
     pub rule: Option<String>,
     /// The clock.
-    #[serde(default = "no_clock")]
+    #[serde(default = "no_clock", deserialize_with = "strict_clock")]
     pub clock: TimeControl,
     /// Left out of the lobby: reachable only by its link.
     #[serde(default)]
@@ -183,6 +183,28 @@ fn random_color() -> ColorChoice {
 
 fn no_clock() -> TimeControl {
     TimeControl::None
+}
+
+/// A clock of `create`, refusing fields its kind does not have, as every
+/// other part of a message does (the clock's own type, shared with files
+/// and the referee, lets them pass).
+fn strict_clock<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TimeControl, D::Error> {
+    use serde::de::Error;
+    let value = serde_json::Value::deserialize(d)?;
+    let known: &[&str] = match value.get("kind").and_then(serde_json::Value::as_str) {
+        Some("per_move") => &["kind", "ms"],
+        Some("per_game") => &["kind", "base_ms", "increment_ms"],
+        _ => &["kind"],
+    };
+    let unknown = value
+        .as_object()
+        .and_then(|fields| fields.keys().find(|k| !known.contains(&k.as_str())));
+    if let Some(field) = unknown {
+        return Err(D::Error::custom(format!(
+            "unknown field `{field}` in clock"
+        )));
+    }
+    TimeControl::deserialize(value).map_err(D::Error::custom)
 }
 
 /// Error codes of `error` messages (stable; the text may change).
@@ -299,6 +321,15 @@ mod tests {
             panic!()
         };
         assert_eq!(c.opponent, Opponent::Engine);
+        for clock in [
+            r#"{"kind":"none","ms":1}"#,
+            r#"{"kind":"per_move","ms":1000,"base_ms":1}"#,
+            r#"{"kind":"per_game","base_ms":60000,"increment_ms":0,"x":1}"#,
+        ] {
+            let msg =
+                format!(r#"{{"type":"create","game":"omok","opponent":"person","clock":{clock}}}"#);
+            assert!(serde_json::from_str::<ClientMsg>(&msg).is_err(), "{msg}");
+        }
         assert_eq!(
             c.clock,
             TimeControl::PerGame {

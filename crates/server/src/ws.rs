@@ -270,7 +270,7 @@ impl Conn {
         // message; a program keeps the one it is given here.
         let (token, shown) = match (self.cookie_token.clone(), token) {
             (Some(cookie), _) => (cookie, None),
-            (None, Some(t)) if t.len() >= 16 && t.len() <= 64 => (t.clone(), Some(t)),
+            (None, Some(t)) if (16..=64).contains(&t.chars().count()) => (t.clone(), Some(t)),
             (None, _) => {
                 let t = crate::rooms::random_id() + &crate::rooms::random_id();
                 (t.clone(), Some(t))
