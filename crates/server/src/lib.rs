@@ -366,7 +366,13 @@ async fn game_page_or_file(
         return page(headers).await;
     };
     let record = match shared.rooms.records().get(stem).await {
-        Some(store::Record::Omok(record)) => record,
+        Some(store::Record::Omok(mut record)) => {
+            // The record is named after its room when it is made; the
+            // export names it by its own id, as its address does (a room's
+            // id is the secret of a private room).
+            record.id = stem.to_owned();
+            record
+        }
         Some(store::Record::Bingo(record)) if ext == "json" => {
             return records::bingo_json(stem, &record);
         }

@@ -427,3 +427,43 @@ async fn bingo_messages_carry_the_documented_fields() {
         &["name", "card", "rank", "bingo_on_call", "standing"],
     );
 }
+
+/// The exports of a game name it by its own id: never by its room's, which
+/// is all that keeps a private room private.
+#[tokio::test]
+async fn exports_name_the_game_by_its_id_and_never_reveal_a_private_room() {
+    let s = start(Config::default()).await;
+    let (mut a, _) = hello(&s.http, "ann").await;
+    let room = create(
+        &mut a,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black", "private": true}),
+    )
+    .await;
+    let (mut b, _) = hello(&s.http, "bob").await;
+    for ws in [&mut a, &mut b] {
+        send(ws, json!({"type": "join", "room": room})).await;
+        next(ws, "you").await;
+    }
+    send(&mut a, json!({"type": "move", "point": "h8"})).await;
+    next_where(&mut b, |v| {
+        v["type"] == "state" && v["moves"] == json!(["h8"])
+    })
+    .await;
+    send(&mut b, json!({"type": "resign"})).await;
+    next_where(&mut a, |v| v["type"] == "state" && v["status"] == "over").await;
+    let body = |text: String| text.split("\r\n\r\n").nth(1).unwrap().to_owned();
+    let list = body(support::ws::http_get(&format!("http://{}/api/games", s.http)).await);
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let id = list[0]["id"].as_str().unwrap().to_owned();
+    let json = body(support::ws::http_get(&format!("http://{}/games/{id}.json", s.http)).await);
+    let record: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(record["id"], id.as_str());
+    let sgf = body(support::ws::http_get(&format!("http://{}/games/{id}.sgf", s.http)).await);
+    assert!(sgf.contains(&format!("GN[{id}]")), "{sgf}");
+    for export in [json, sgf, list.to_string()] {
+        assert!(
+            !export.contains(room.as_str()),
+            "the room id shows: {export}"
+        );
+    }
+}

@@ -260,7 +260,7 @@ function roomPage(id) {
       const ms = state.clock[`${c}_ms`];
       const left = clockLeft(c);
       return h("div", { class: `player ${state.to_move === c ? "to-move" : ""}`, "data-color": c },
-        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name" }, seat ? seat.name : "(free seat)"),
+        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name", title: seat ? seat.name : null }, seat ? seat.name : "(free seat)"),
           mine === c ? h("b", { class: "you" }, "(you)") : null),
         h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : "waiting"),
         h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
