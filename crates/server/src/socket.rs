@@ -110,11 +110,16 @@ impl Socket {
         out.wake();
     }
 
-    /// Writes the pending frames; ready once none is left.
+    /// Writes the pending frames; ready once none is left, or with an
+    /// error once the connection has ended (a write of the connection's
+    /// own must not wait for a client that lost its place).
     fn poll_pending(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         loop {
             {
                 let mut out = self.out();
+                if out.ended {
+                    return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+                }
                 let Some(first) = out.pending.front_mut() else {
                     return Poll::Ready(Ok(()));
                 };
@@ -451,8 +456,12 @@ mod tests {
         }
         assert!(sent > CLIENT_QUEUE);
         // The frame past the limit ended the connection: its task stops
-        // at once (it does not wait for the client to read).
+        // at once (it does not wait for the client to read), and a write
+        // of its own fails rather than waits.
         socket.ended().await;
+        let mut io = Io::upgraded(Arc::clone(&socket));
+        let own = tokio::time::timeout(Duration::from_secs(5), io.write_all(b"pong")).await;
+        assert!(matches!(own, Ok(Err(_))), "{own:?}");
         assert!(!socket.send(big(0)), "no frame once ended");
         drop(Owned(Arc::clone(&socket)));
         assert!(socket.out().pending.is_empty(), "the waiting frames freed");
