@@ -9,6 +9,7 @@ use std::time::Duration;
 use engine::{Engine, EngineConfig, Player};
 use gomocup::ExternalBrain;
 use renju::{Game, Point, Rule};
+use tokio::sync::Semaphore;
 
 /// The built-in engine's name.
 pub const BUILT_IN: &str = "madang";
@@ -150,8 +151,29 @@ pub struct Analysis {
     pub pv: Vec<String>,
 }
 
-/// Analyses a position for a second on a blocking thread.
-pub async fn analyse(rule: Rule, moves: Vec<Point>) -> Option<Analysis> {
+/// Analyses under way at once, server-wide: each takes a core for a
+/// second and a table of [`HASH_BYTES`], so requests past this are refused
+/// rather than queued on the blocking threads (where any number of them
+/// would slow every room and hold memory without bound).
+pub const ANALYSES_AT_ONCE: usize = 2;
+
+static ANALYSES: Semaphore = Semaphore::const_new(ANALYSES_AT_ONCE);
+
+/// Analyses a position for a second on a blocking thread, if fewer than
+/// [`ANALYSES_AT_ONCE`] are under way; `None`: too many are.
+pub fn try_analyse(
+    rule: Rule,
+    moves: Vec<Point>,
+) -> Option<impl Future<Output = Option<Analysis>>> {
+    let permit = ANALYSES.try_acquire().ok()?;
+    Some(async move {
+        let analysis = analyse(rule, moves).await;
+        drop(permit);
+        analysis
+    })
+}
+
+async fn analyse(rule: Rule, moves: Vec<Point>) -> Option<Analysis> {
     tokio::task::spawn_blocking(move || {
         let game = Game::from_moves(rule, moves).ok()?;
         let mut engine = Engine::with_config(

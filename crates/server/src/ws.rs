@@ -31,6 +31,9 @@ const BURST: f64 = 40.0;
 const MAX_DROPPED: u32 = 200;
 /// How often at most a lobby watcher gets a new list.
 const LOBBY_EVERY: Duration = Duration::from_millis(250);
+/// How often at most a connection may ask for an analysis (each is a
+/// second of the engine).
+const ANALYSE_EVERY: Duration = Duration::from_secs(1);
 /// How long a connection may take to say hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
 
@@ -48,6 +51,8 @@ struct Conn {
     tokens: f64,
     refilled: Instant,
     dropped: u32,
+    /// When the connection may ask for an analysis again.
+    analyse_after: Instant,
 }
 
 /// Serves one upgraded connection until it closes. `socket` reads the
@@ -83,6 +88,7 @@ pub async fn serve(
         tokens: BURST,
         refilled: Instant::now(),
         dropped: 0,
+        analyse_after: Instant::now(),
     };
     let hello_by = Instant::now() + HELLO_WITHIN;
     let mut lobby_next = Instant::now();
@@ -235,9 +241,15 @@ impl Conn {
                 let Some(room) = &self.room else {
                     return err(ErrorCode::NotInRoom, "join a room first");
                 };
+                // Each takes a second of the engine: one at a time each.
+                let now = Instant::now();
+                if now < self.analyse_after {
+                    return err(ErrorCode::Busy, "one analysis a second; try again");
+                }
                 if room.try_send(RoomCmd::Analyse { from: self.id }).is_err() {
                     return err(ErrorCode::Busy, "the room is busy; try again");
                 }
+                self.analyse_after = now + ANALYSE_EVERY;
                 None
             }
             ClientMsg::Shuffle {} => self.bingo(Action::Shuffle),

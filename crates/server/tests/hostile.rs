@@ -516,3 +516,50 @@ async fn idle_sockets_are_closed_after_the_handshake_time_and_the_cap_is_told() 
     send(ws, json!({"type": "ping"})).await;
     next(ws, "pong").await;
 }
+
+/// An analysis is a second of a core and a 16 MiB table: a connection
+/// gets one a second, and the server runs two at once; more are refused
+/// `busy` at once rather than queued (they were all run, any number).
+#[tokio::test]
+async fn analyses_are_bounded_per_connection_and_server_wide() {
+    let s = start(Config::default()).await;
+    let mut clients = Vec::new();
+    for i in 0..4 {
+        let (mut ws, _) = hello(&s.http, &format!("a{i}")).await;
+        // The engine opens: a position an analysis thinks about for its
+        // whole second (an empty board is answered at once).
+        let room = create(
+            &mut ws,
+            json!({"type": "create", "game": "omok", "opponent": "engine", "level": 1, "color": "white"}),
+        )
+        .await;
+        send(&mut ws, json!({"type": "join", "room": room})).await;
+        next_where(&mut ws, |v| {
+            v["type"] == "state" && v["moves"].as_array().is_some_and(|m| m.len() == 1)
+        })
+        .await;
+        clients.push(ws);
+    }
+    for ws in &mut clients {
+        send(ws, json!({"type": "analyse"})).await;
+    }
+    // A second request of the first connection at once.
+    send(&mut clients[0], json!({"type": "analyse"})).await;
+    let (mut done, mut busy) = (0, 0);
+    for (i, ws) in clients.iter_mut().enumerate() {
+        let answers = if i == 0 { 2 } else { 1 };
+        for _ in 0..answers {
+            let answer = next_where(ws, |v| v["type"] == "analysis" || v["type"] == "error").await;
+            if answer["type"] == "analysis" {
+                assert!(answer["analysis"]["best"].is_string());
+                done += 1;
+            } else {
+                assert_eq!(answer["code"], "busy", "{answer}");
+                busy += 1;
+            }
+        }
+    }
+    assert_eq!(done, server::engines::ANALYSES_AT_ONCE);
+    assert_eq!(busy, 5 - done);
+    others_are_served(&s.http).await;
+}

@@ -356,6 +356,9 @@ function roomPage(id) {
     else if (msg.type === "chat") {
       chatLog.append(h("div", { class: "chat-line" }, h("span", { class: "from" }, msg.from), ": ", h("span", { class: "text" }, msg.text)));
       chatLog.scrollTop = chatLog.scrollHeight;
+    } else if (msg.type === "error" && msg.code === "busy" && analysedAt != null) {
+      // The engine had no time for this one: offer the button again.
+      analysis.replaceChildren(); analysedAt = null;
     } else if (msg.type === "analysis") {
       analysis.replaceChildren(...analysisView(msg.analysis, state));
     } else if (msg.type === "error" && msg.code === "no_such_room") {
