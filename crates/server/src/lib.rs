@@ -74,6 +74,9 @@ pub struct Config {
     pub handshake: Duration,
     /// Operators' Gomocup engines: name and command line.
     pub engines: Vec<(String, String)>,
+    /// At most this many engines (built-in or the operator's) playing in
+    /// rooms at once; past it an engine cannot start (`engine_failed`).
+    pub max_engines: usize,
 }
 
 impl Default for Config {
@@ -90,6 +93,7 @@ impl Default for Config {
             max_connections: 20_000,
             handshake: Duration::from_secs(10),
             engines: Vec::new(),
+            max_engines: 128,
         }
     }
 }
@@ -184,7 +188,7 @@ impl Server {
         let rooms = Arc::new(Registry::new(
             config.max_rooms,
             Arc::new(records),
-            EngineSet::new(config.engines.clone()),
+            EngineSet::new(config.engines.clone(), config.max_engines),
         ));
         let shared = Arc::new(Shared {
             referee_addr: referee.local_addr()?,

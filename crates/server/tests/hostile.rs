@@ -563,3 +563,60 @@ async fn analyses_are_bounded_per_connection_and_server_wide() {
     assert_eq!(busy, 5 - done);
     others_are_served(&s.http).await;
 }
+
+/// Engines in rooms are bounded like rooms (each keeps a 16 MiB table, or
+/// is a process): past `max_engines` an engine cannot start and the room
+/// is told so; a room that closes gives its engine's place back.
+#[tokio::test]
+async fn engines_past_the_cap_cannot_start_and_a_closed_room_frees_its_place() {
+    let s = start(Config {
+        max_engines: 1,
+        grace: Duration::from_millis(200),
+        ..Config::default()
+    })
+    .await;
+    let engine_room = json!({"type": "create", "game": "omok", "opponent": "engine", "level": 1, "color": "white"});
+    let (mut a, _) = hello(&s.http, "ann").await;
+    let first = create(&mut a, engine_room.clone()).await;
+    send(&mut a, json!({"type": "join", "room": first})).await;
+    next_where(&mut a, |v| {
+        v["type"] == "state" && v["moves"].as_array().is_some_and(|m| m.len() == 1)
+    })
+    .await;
+    // A second engine has no place: its room is told, and it loses as gone.
+    let (mut b, _) = hello(&s.http, "bob").await;
+    let second = create(&mut b, engine_room.clone()).await;
+    send(&mut b, json!({"type": "join", "room": second})).await;
+    let failed = next(&mut b, "error").await;
+    assert_eq!(failed["code"], "engine_failed");
+    assert!(
+        failed["message"]
+            .as_str()
+            .unwrap()
+            .contains("as many engines"),
+        "{failed}"
+    );
+    let over = next_where(&mut b, |v| v["type"] == "state" && v["status"] == "over").await;
+    assert_eq!(over["result"]["reason"], "disconnected");
+    assert_eq!(over["result"]["winner"], "white");
+    // The first room ends and closes: its engine's place is free again.
+    send(&mut a, json!({"type": "resign"})).await;
+    next_where(&mut a, |v| v["type"] == "state" && v["status"] == "over").await;
+    send(&mut a, json!({"type": "leave"})).await;
+    send(&mut a, json!({"type": "lobby"})).await;
+    next_where(&mut a, |v| {
+        v["type"] == "lobby"
+            && !v["rooms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["id"] == first.as_str())
+    })
+    .await;
+    let third = create(&mut a, engine_room).await;
+    send(&mut a, json!({"type": "join", "room": third})).await;
+    next_where(&mut a, |v| {
+        v["type"] == "state" && v["moves"].as_array().is_some_and(|m| m.len() == 1)
+    })
+    .await;
+}
