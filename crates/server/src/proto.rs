@@ -266,12 +266,21 @@ pub fn error(code: &str, message: &str) -> String {
 }
 
 /// Text a person typed, made safe to store and show: control characters
-/// (terminal escapes, line breaks) become spaces, surrounding blanks go,
-/// and it is cut to `max` characters. HTML escaping is the page's job
-/// (it only ever sets text, never markup).
+/// (terminal escapes, line breaks) and the marks that reorder text (a
+/// right-to-left override in a name would reverse what follows it on the
+/// line, "(you)" included) become spaces, surrounding blanks go, and it is
+/// cut to `max` characters. HTML escaping is the page's job (it only ever
+/// sets text, never markup).
 pub fn clean_text(text: &str, max: usize) -> String {
+    let reorders = |c: char| matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
     text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| {
+            if c.is_control() || reorders(c) {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect::<String>()
         .trim()
         .chars()
@@ -343,5 +352,8 @@ mod tests {
     fn text_is_cleaned_of_controls_and_cut() {
         assert_eq!(clean_text("  a\u{1b}[2Jb\n ", 10), "a [2Jb");
         assert_eq!(clean_text("<script>", 4), "<scr");
+        assert_eq!(clean_text("ann\u{202E}cba\u{2066}x", 24), "ann cba x");
+        // Letters of right-to-left scripts stay.
+        assert_eq!(clean_text("שלום", 24), "שלום");
     }
 }

@@ -467,3 +467,36 @@ async fn exports_name_the_game_by_its_id_and_never_reveal_a_private_room() {
         );
     }
 }
+
+/// A draw by agreement is a draw to other programs too: SGF `RE[0]` (it was
+/// `RE[?]`, an unknown result).
+#[tokio::test]
+async fn an_agreed_draw_exports_as_a_draw() {
+    let s = start(Config::default()).await;
+    let (mut a, _) = hello(&s.http, "ann").await;
+    let room = create(
+        &mut a,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
+    )
+    .await;
+    let (mut b, _) = hello(&s.http, "bob").await;
+    for ws in [&mut a, &mut b] {
+        send(ws, json!({"type": "join", "room": room})).await;
+        next(ws, "you").await;
+    }
+    send(&mut a, json!({"type": "draw"})).await;
+    next_where(&mut b, |v| {
+        v["type"] == "state" && v["draw_offer"] == "black"
+    })
+    .await;
+    send(&mut b, json!({"type": "draw"})).await;
+    let over = next_where(&mut a, |v| v["type"] == "state" && v["status"] == "over").await;
+    assert_eq!(over["result"]["reason"], "agreed");
+    assert_eq!(over["result"]["winner"], Value::Null);
+    let list = support::ws::http_get(&format!("http://{}/api/games", s.http)).await;
+    let list: Value = serde_json::from_str(list.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(list[0]["result"], "draw");
+    let id = list[0]["id"].as_str().unwrap();
+    let sgf = support::ws::http_get(&format!("http://{}/games/{id}.sgf", s.http)).await;
+    assert!(sgf.contains("RE[0]"), "{sgf}");
+}
