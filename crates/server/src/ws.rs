@@ -105,7 +105,7 @@ pub async fn serve(
                 let Some(Ok(msg)) = msg else { break };
                 let reply = match msg {
                     Message::Text(t) => conn.message(&t).await,
-                    Message::Binary(_) => Some(proto::error(ErrorCode::BadMessage.name(), "messages are JSON text")),
+                    Message::Binary(_) => conn.binary(),
                     Message::Close(_) => break,
                     Message::Ping(_) | Message::Pong(_) => None,
                 };
@@ -171,8 +171,8 @@ fn err(code: ErrorCode, message: &str) -> Option<String> {
 }
 
 impl Conn {
-    /// Handles one text message; returns the direct reply, if any.
-    async fn message(&mut self, raw: &str) -> Option<String> {
+    /// Counts a message against the rate limit: the refusal if it is over.
+    fn over_rate(&mut self) -> Option<String> {
         if !self.take_token() {
             self.dropped += 1;
             return err(
@@ -181,6 +181,20 @@ impl Conn {
             );
         }
         self.dropped = 0;
+        None
+    }
+
+    /// A binary message: refused, and counted like any other.
+    fn binary(&mut self) -> Option<String> {
+        self.over_rate()
+            .or_else(|| err(ErrorCode::BadMessage, "messages are JSON text"))
+    }
+
+    /// Handles one text message; returns the direct reply, if any.
+    async fn message(&mut self, raw: &str) -> Option<String> {
+        if let Some(refused) = self.over_rate() {
+            return Some(refused);
+        }
         let msg: ClientMsg = match serde_json::from_str(raw) {
             Ok(m) => m,
             Err(e) => return err(ErrorCode::BadMessage, &e.to_string()),

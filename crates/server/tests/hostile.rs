@@ -352,6 +352,39 @@ async fn a_frame_that_claims_exabytes_closes_at_once() {
     others_are_served(&s.http).await;
 }
 
+/// Binary messages count against the rate like text ones (they were
+/// answered `bad_message` each, without limit).
+#[tokio::test]
+async fn binary_messages_count_against_the_rate() {
+    let s = start(Config::default()).await;
+    let mut tcp = raw_ws(&s.http).await;
+    raw_send(
+        &mut tcp,
+        json!({"type": "hello", "version": 1, "name": "bin"}),
+    )
+    .await;
+    raw_next(&mut tcp, "welcome").await;
+    let started = std::time::Instant::now();
+    let mut flood = Vec::new();
+    for _ in 0..100 {
+        flood.extend(frame(2, true, b"\x00\x01"));
+    }
+    tcp.write_all(&flood).await.unwrap();
+    let mut refused = 0;
+    for _ in 0..100 {
+        let error = raw_next(&mut tcp, "error").await;
+        if error["code"] == "rate_limited" {
+            refused += 1;
+        } else {
+            assert_eq!(error["code"], "bad_message");
+        }
+    }
+    // The burst of 40 (less the hello), then 20 a second.
+    let allowed = 39 + (started.elapsed().as_secs_f64() * 20.0).ceil() as usize;
+    assert!(100 - refused <= allowed, "{refused} refused");
+    others_are_served(&s.http).await;
+}
+
 #[tokio::test]
 async fn a_flood_is_answered_rate_limited_then_closed() {
     let s = start(Config::default()).await;
