@@ -206,8 +206,13 @@ impl Conn {
             ClientMsg::Hello { .. } => err(ErrorCode::BadMessage, "hello was already said"),
             ClientMsg::Ping {} => Some(r#"{"type":"pong"}"#.to_owned()),
             ClientMsg::Lobby {} => {
-                self.lobby = Some(self.shared.rooms.lobby_changes());
-                Some(self.shared.lobby_json())
+                // The list goes out with the updates, at most 4 a second:
+                // the whole list for a few bytes asked must not be had 20
+                // times a second.
+                let mut changes = self.shared.rooms.lobby_changes();
+                changes.mark_changed();
+                self.lobby = Some(changes);
+                None
             }
             ClientMsg::Create(Create::Omok(c)) => self.create(c),
             ClientMsg::Create(Create::Bingo(c)) => self.create_bingo(c),

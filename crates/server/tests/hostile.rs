@@ -653,3 +653,28 @@ async fn engines_past_the_cap_cannot_start_and_a_closed_room_frees_its_place() {
     })
     .await;
 }
+
+/// The whole room list for a few bytes asked is paced like its updates,
+/// four a second (every `lobby` was answered with the list at once).
+#[tokio::test]
+async fn lobby_requests_are_paced() {
+    let s = start(Config::default()).await;
+    let (mut ws, _) = hello(&s.http, "looker").await;
+    for _ in 0..20 {
+        send(&mut ws, json!({"type": "lobby"})).await;
+    }
+    send(&mut ws, json!({"type": "ping"})).await;
+    let mut lists = 0;
+    loop {
+        let msg = next_where(&mut ws, |v| v["type"] == "lobby" || v["type"] == "pong").await;
+        if msg["type"] == "pong" {
+            break;
+        }
+        lists += 1;
+    }
+    assert!(lists <= 2, "{lists} lists");
+    // The list still comes.
+    if lists == 0 {
+        next(&mut ws, "lobby").await;
+    }
+}
