@@ -500,3 +500,44 @@ async fn an_agreed_draw_exports_as_a_draw() {
     let sgf = support::ws::http_get(&format!("http://{}/games/{id}.sgf", s.http)).await;
     assert!(sgf.contains("RE[0]"), "{sgf}");
 }
+
+/// "Joining another room leaves the first; joining the same room again
+/// keeps your place and sends a complete state."
+#[tokio::test]
+async fn joining_another_room_leaves_the_first_and_the_same_room_keeps_the_place() {
+    let s = start(Config::default()).await;
+    let (mut a, _) = hello(&s.http, "ann").await;
+    let person = json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"});
+    let first = create(&mut a, person.clone()).await;
+    let second = create(&mut a, person).await;
+    send(&mut a, json!({"type": "join", "room": first})).await;
+    assert_eq!(next(&mut a, "you").await["seat"], 0);
+    let (mut w, _) = hello(&s.http, "wes").await;
+    send(
+        &mut w,
+        json!({"type": "join", "room": first, "play": false}),
+    )
+    .await;
+    next(&mut w, "state").await;
+    next_where(&mut a, |v| v["type"] == "state" && v["spectators"] == 1).await;
+    // Again the same room: still watching, a complete state, no leave.
+    send(
+        &mut w,
+        json!({"type": "join", "room": first, "play": false}),
+    )
+    .await;
+    assert_eq!(next(&mut w, "you").await["seat"], Value::Null);
+    let again = next(&mut w, "state").await;
+    assert_eq!(again["spectators"], 1);
+    // Another room: the first counts the watcher no more.
+    send(
+        &mut w,
+        json!({"type": "join", "room": second, "play": false}),
+    )
+    .await;
+    assert_eq!(next(&mut w, "you").await["room"], second.as_str());
+    next_where(&mut a, |v| v["type"] == "state" && v["spectators"] == 0).await;
+    // The seat holder who joins again keeps the seat.
+    send(&mut a, json!({"type": "join", "room": first})).await;
+    assert_eq!(next(&mut a, "you").await["seat"], 0);
+}
