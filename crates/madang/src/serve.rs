@@ -37,6 +37,10 @@ pub struct Args {
     /// Most connections (browsers, programs) at once.
     #[arg(long, default_value_t = 20_000)]
     max_connections: usize,
+    /// Most engines playing in rooms at once (each built-in one keeps
+    /// 16 MiB for its room's life; an operator's engine is a process).
+    #[arg(long, default_value_t = 128)]
+    max_engines: usize,
     /// A Gomocup engine people can play in the lobby, as NAME=COMMAND
     /// (repeatable).
     #[arg(long = "engine", value_name = "NAME=CMD", value_parser = parse_engine)]
@@ -73,6 +77,7 @@ pub fn run(args: Args) -> Result<()> {
         max_rooms: args.max_rooms,
         max_connections: args.max_connections,
         engines: args.engines,
+        max_engines: args.max_engines,
         ..server::Config::default()
     };
     let mut runtime = tokio::runtime::Builder::new_multi_thread();

@@ -314,7 +314,7 @@ impl GameRecord {
     fn sgf_result(&self) -> String {
         let Some(winner) = self.winner else {
             return match self.reason {
-                EndReason::Draw => "0",
+                EndReason::Draw | EndReason::Agreed => "0",
                 EndReason::Shutdown => "Void",
                 _ => "?",
             }

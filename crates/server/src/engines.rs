@@ -9,6 +9,7 @@ use std::time::Duration;
 use engine::{Engine, EngineConfig, Player};
 use gomocup::ExternalBrain;
 use renju::{Game, Point, Rule};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The built-in engine's name.
 pub const BUILT_IN: &str = "madang";
@@ -29,16 +30,25 @@ fn level(level: u8) -> (Duration, Option<i32>) {
 /// A transposition table small enough for many rooms at once.
 const HASH_BYTES: usize = 16 << 20;
 
-/// The operator's engines by name.
-#[derive(Debug, Clone, Default)]
+/// The operator's engines by name, and the places for running engines.
+#[derive(Debug, Clone)]
 pub struct EngineSet {
     external: Vec<(String, String)>,
+    /// One permit per engine running in a room: a built-in engine keeps a
+    /// table of [`HASH_BYTES`] for its room's life, an operator's engine
+    /// is a process, and every one thinks on a core, so their number is
+    /// bounded like the rooms'.
+    running: Arc<Semaphore>,
 }
 
 impl EngineSet {
-    /// The built-in engine and `external` (name, command line) pairs.
-    pub fn new(external: Vec<(String, String)>) -> EngineSet {
-        EngineSet { external }
+    /// The built-in engine and `external` (name, command line) pairs, of
+    /// which at most `max_running` run at once.
+    pub fn new(external: Vec<(String, String)>, max_running: usize) -> EngineSet {
+        EngineSet {
+            external,
+            running: Arc::new(Semaphore::new(max_running)),
+        }
     }
 
     /// Every engine's name, the built-in first.
@@ -75,10 +85,16 @@ impl EngineSet {
 /// room's life (an external engine is one process per room).
 #[derive(Default, Clone)]
 pub struct Seated {
-    players: Arc<Mutex<HashMap<String, SharedPlayer>>>,
+    players: Arc<Mutex<HashMap<String, Running>>>,
 }
 
 type SharedPlayer = Arc<Mutex<Box<dyn Player>>>;
+
+/// An engine started in a room, holding its place among the running.
+struct Running {
+    player: SharedPlayer,
+    _place: OwnedSemaphorePermit,
+}
 
 impl Seated {
     /// Picks a move on a blocking thread; the error says why the engine
@@ -97,10 +113,15 @@ impl Seated {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
-            .cloned();
+            .map(|running| Arc::clone(&running.player));
         let player = match known {
             Some(p) => p,
             None => {
+                let Ok(place) = Arc::clone(&set.running).try_acquire_owned() else {
+                    return Err(format!(
+                        "the server runs as many engines as it allows; {name} could not start"
+                    ));
+                };
                 let (set, name_owned) = (set.clone(), name.to_owned());
                 let started =
                     tokio::task::spawn_blocking(move || set.start(&name_owned, rule, level_no))
@@ -113,7 +134,13 @@ impl Seated {
                 self.players
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .insert(name.to_owned(), Arc::clone(&player));
+                    .insert(
+                        name.to_owned(),
+                        Running {
+                            player: Arc::clone(&player),
+                            _place: place,
+                        },
+                    );
                 player
             }
         };
@@ -150,8 +177,29 @@ pub struct Analysis {
     pub pv: Vec<String>,
 }
 
-/// Analyses a position for a second on a blocking thread.
-pub async fn analyse(rule: Rule, moves: Vec<Point>) -> Option<Analysis> {
+/// Analyses under way at once, server-wide: each takes a core for a
+/// second and a table of [`HASH_BYTES`], so requests past this are refused
+/// rather than queued on the blocking threads (where any number of them
+/// would slow every room and hold memory without bound).
+pub const ANALYSES_AT_ONCE: usize = 2;
+
+static ANALYSES: Semaphore = Semaphore::const_new(ANALYSES_AT_ONCE);
+
+/// Analyses a position for a second on a blocking thread, if fewer than
+/// [`ANALYSES_AT_ONCE`] are under way; `None`: too many are.
+pub fn try_analyse(
+    rule: Rule,
+    moves: Vec<Point>,
+) -> Option<impl Future<Output = Option<Analysis>>> {
+    let permit = ANALYSES.try_acquire().ok()?;
+    Some(async move {
+        let analysis = analyse(rule, moves).await;
+        drop(permit);
+        analysis
+    })
+}
+
+async fn analyse(rule: Rule, moves: Vec<Point>) -> Option<Analysis> {
     tokio::task::spawn_blocking(move || {
         let game = Game::from_moves(rule, moves).ok()?;
         let mut engine = Engine::with_config(

@@ -225,7 +225,7 @@ mod tests {
 
     async fn registry() -> Arc<Registry> {
         let records = Records::open("sqlite::memory:").await.unwrap();
-        let engines = EngineSet::new(Vec::new());
+        let engines = EngineSet::new(Vec::new(), 1);
         Arc::new(Registry::new(1, Arc::new(records), engines))
     }
 

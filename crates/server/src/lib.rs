@@ -67,8 +67,16 @@ pub struct Config {
     pub max_rooms: usize,
     /// At most this many connections (WebSocket and referee) at once.
     pub max_connections: usize,
+    /// How long a web connection may take to send each HTTP request
+    /// (from its opening, or the previous response) until it is a
+    /// WebSocket; a socket that says nothing, or half a request, is closed
+    /// then.
+    pub handshake: Duration,
     /// Operators' Gomocup engines: name and command line.
     pub engines: Vec<(String, String)>,
+    /// At most this many engines (built-in or the operator's) playing in
+    /// rooms at once; past it an engine cannot start (`engine_failed`).
+    pub max_engines: usize,
 }
 
 impl Default for Config {
@@ -83,7 +91,9 @@ impl Default for Config {
             grace: Duration::from_secs(60),
             max_rooms: 10_000,
             max_connections: 20_000,
+            handshake: Duration::from_secs(10),
             engines: Vec::new(),
+            max_engines: 128,
         }
     }
 }
@@ -178,7 +188,7 @@ impl Server {
         let rooms = Arc::new(Registry::new(
             config.max_rooms,
             Arc::new(records),
-            EngineSet::new(config.engines.clone()),
+            EngineSet::new(config.engines.clone(), config.max_engines),
         ));
         let shared = Arc::new(Shared {
             referee_addr: referee.local_addr()?,
@@ -216,7 +226,11 @@ impl Server {
         let referee = tokio::spawn(referee::accept(Arc::clone(&self.shared), self.referee));
         let app =
             router(Arc::clone(&self.shared)).into_make_service_with_connect_info::<socket::Peer>();
-        let served = axum::serve(socket::Listener(self.http), app)
+        let listener = socket::Listener {
+            tcp: self.http,
+            handshake: self.shared.config.handshake,
+        };
+        let served = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
             .await;
         referee.abort();
@@ -299,7 +313,7 @@ fn cookie_token(headers: &HeaderMap) -> Option<String> {
 
 async fn ws_upgrade(
     State(shared): State<Arc<Shared>>,
-    ConnectInfo(socket::Peer(tcp)): ConnectInfo<socket::Peer>,
+    ConnectInfo(peer): ConnectInfo<socket::Peer>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
@@ -317,6 +331,7 @@ async fn ws_upgrade(
         }
     }
     let token = cookie_token(&headers);
+    peer.upgrading();
     // tungstenite's default 128 KiB read buffer would be most of the
     // memory of a connection, and it zero-fills the buffer's free space
     // before each read: a small one suits client messages (tens of bytes;
@@ -328,7 +343,7 @@ async fn ws_upgrade(
         .on_upgrade(move |socket| {
             let id = shared.next_client.load(Ordering::Relaxed);
             tracing::Instrument::instrument(
-                ws::serve(shared, socket, tcp, token),
+                ws::serve(shared, socket, peer.0, token),
                 tracing::debug_span!("ws", next = id),
             )
         })
@@ -355,7 +370,13 @@ async fn game_page_or_file(
         return page(headers).await;
     };
     let record = match shared.rooms.records().get(stem).await {
-        Some(store::Record::Omok(record)) => record,
+        Some(store::Record::Omok(mut record)) => {
+            // The record is named after its room when it is made; the
+            // export names it by its own id, as its address does (a room's
+            // id is the secret of a private room).
+            record.id = stem.to_owned();
+            record
+        }
         Some(store::Record::Bingo(record)) if ext == "json" => {
             return records::bingo_json(stem, &record);
         }

@@ -170,7 +170,7 @@ pub struct CreateRoom {
     #[serde(default)]
     pub rule: Option<String>,
     /// The clock.
-    #[serde(default = "no_clock")]
+    #[serde(default = "no_clock", deserialize_with = "strict_clock")]
     pub clock: TimeControl,
     /// Left out of the lobby: reachable only by its link.
     #[serde(default)]
@@ -183,6 +183,28 @@ fn random_color() -> ColorChoice {
 
 fn no_clock() -> TimeControl {
     TimeControl::None
+}
+
+/// A clock of `create`, refusing fields its kind does not have, as every
+/// other part of a message does (the clock's own type, shared with files
+/// and the referee, lets them pass).
+fn strict_clock<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TimeControl, D::Error> {
+    use serde::de::Error;
+    let value = serde_json::Value::deserialize(d)?;
+    let known: &[&str] = match value.get("kind").and_then(serde_json::Value::as_str) {
+        Some("per_move") => &["kind", "ms"],
+        Some("per_game") => &["kind", "base_ms", "increment_ms"],
+        _ => &["kind"],
+    };
+    let unknown = value
+        .as_object()
+        .and_then(|fields| fields.keys().find(|k| !known.contains(&k.as_str())));
+    if let Some(field) = unknown {
+        return Err(D::Error::custom(format!(
+            "unknown field `{field}` in clock"
+        )));
+    }
+    TimeControl::deserialize(value).map_err(D::Error::custom)
 }
 
 /// Error codes of `error` messages (stable; the text may change).
@@ -244,12 +266,21 @@ pub fn error(code: &str, message: &str) -> String {
 }
 
 /// Text a person typed, made safe to store and show: control characters
-/// (terminal escapes, line breaks) become spaces, surrounding blanks go,
-/// and it is cut to `max` characters. HTML escaping is the page's job
-/// (it only ever sets text, never markup).
+/// (terminal escapes, line breaks) and the marks that reorder text (a
+/// right-to-left override in a name would reverse what follows it on the
+/// line, "(you)" included) become spaces, surrounding blanks go, and it is
+/// cut to `max` characters. HTML escaping is the page's job (it only ever
+/// sets text, never markup).
 pub fn clean_text(text: &str, max: usize) -> String {
+    let reorders = |c: char| matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
     text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| {
+            if c.is_control() || reorders(c) {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect::<String>()
         .trim()
         .chars()
@@ -299,6 +330,15 @@ mod tests {
             panic!()
         };
         assert_eq!(c.opponent, Opponent::Engine);
+        for clock in [
+            r#"{"kind":"none","ms":1}"#,
+            r#"{"kind":"per_move","ms":1000,"base_ms":1}"#,
+            r#"{"kind":"per_game","base_ms":60000,"increment_ms":0,"x":1}"#,
+        ] {
+            let msg =
+                format!(r#"{{"type":"create","game":"omok","opponent":"person","clock":{clock}}}"#);
+            assert!(serde_json::from_str::<ClientMsg>(&msg).is_err(), "{msg}");
+        }
         assert_eq!(
             c.clock,
             TimeControl::PerGame {
@@ -312,5 +352,8 @@ mod tests {
     fn text_is_cleaned_of_controls_and_cut() {
         assert_eq!(clean_text("  a\u{1b}[2Jb\n ", 10), "a [2Jb");
         assert_eq!(clean_text("<script>", 4), "<scr");
+        assert_eq!(clean_text("ann\u{202E}cba\u{2066}x", 24), "ann cba x");
+        // Letters of right-to-left scripts stay.
+        assert_eq!(clean_text("שלום", 24), "שלום");
     }
 }

@@ -570,8 +570,16 @@ impl HostedRoom for OmokHosted {
             .filter_map(|m| m.parse().ok())
             .collect();
         let rule = self.room.config().rule;
+        let Some(analysis) = engines::try_analyse(rule, moves) else {
+            host.refuse(
+                from,
+                ErrorCode::Busy.name(),
+                "the engine is busy with other positions; try again in a moment",
+            );
+            return;
+        };
         tokio::spawn(async move {
-            let text = match engines::analyse(rule, moves).await {
+            let text = match analysis.await {
                 Some(a) => serde_json::json!({"type": "analysis", "analysis": a}),
                 None => serde_json::json!({"type": "analysis", "analysis": null}),
             };

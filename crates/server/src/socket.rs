@@ -16,14 +16,17 @@ use std::future::Future;
 use std::io;
 use std::net::Shutdown;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker, ready};
+use std::time::Duration;
 
 use axum::extract::connect_info::Connected;
 use axum::serve::IncomingStream;
 use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{Instant, Sleep};
 use tungstenite::protocol::frame::FrameHeader;
 use tungstenite::protocol::frame::coding::{Data, OpCode};
 
@@ -33,6 +36,9 @@ use crate::rooms::CLIENT_QUEUE;
 pub(crate) struct Socket {
     tcp: TcpStream,
     out: Mutex<Out>,
+    /// The connection is a WebSocket now: the handshake time no longer
+    /// applies.
+    upgraded: AtomicBool,
 }
 
 /// What waits to be written, and who to wake for it.
@@ -68,7 +74,10 @@ impl Socket {
 
     /// Writes `frame` now, or after the frames pending before it; `false`
     /// if it was refused: the connection ended, or it already has
-    /// [`CLIENT_QUEUE`] frames waiting (it cannot keep up).
+    /// [`CLIENT_QUEUE`] frames waiting (it cannot keep up: the connection
+    /// is then ended, so that its client learns it lost its place and
+    /// can come back for a complete state, rather than wait for
+    /// messages that will never come).
     pub(crate) fn send(&self, frame: Bytes) -> bool {
         let mut out = self.out();
         if out.ended || out.close_asked {
@@ -76,6 +85,8 @@ impl Socket {
         }
         if !out.pending.is_empty() {
             if out.pending.len() >= CLIENT_QUEUE {
+                out.ended = true;
+                out.wake();
                 return false;
             }
             out.pending.push_back(frame);
@@ -99,11 +110,16 @@ impl Socket {
         out.wake();
     }
 
-    /// Writes the pending frames; ready once none is left.
+    /// Writes the pending frames; ready once none is left, or with an
+    /// error once the connection has ended (a write of the connection's
+    /// own must not wait for a client that lost its place).
     fn poll_pending(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         loop {
             {
                 let mut out = self.out();
+                if out.ended {
+                    return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+                }
                 let Some(first) = out.pending.front_mut() else {
                     return Poll::Ready(Ok(()));
                 };
@@ -180,9 +196,16 @@ impl Drop for Owned {
     fn drop(&mut self) {
         let mut out = self.0.out();
         out.ended = true;
+        let out_was_full = out.pending.len() >= CLIENT_QUEUE;
         out.pending.clear();
         drop(out);
-        let _ = socket2::SockRef::from(&self.0.tcp).shutdown(Shutdown::Both);
+        let socket = socket2::SockRef::from(&self.0.tcp);
+        if out_was_full {
+            // Its client reads nothing: what the kernel still holds for it
+            // is dropped at once rather than kept until it reads.
+            let _ = socket.set_linger(Some(Duration::ZERO));
+        }
+        let _ = socket.shutdown(Shutdown::Both);
     }
 }
 
@@ -203,22 +226,38 @@ pub(crate) fn text_frame(text: &str) -> Bytes {
 
 /// The web listener: its connections' sockets are [`Socket`]s, which the
 /// WebSocket handler finds in its [`Peer`].
-pub(crate) struct Listener(pub(crate) TcpListener);
+pub(crate) struct Listener {
+    /// The listening socket.
+    pub(crate) tcp: TcpListener,
+    /// How long a connection may take over each HTTP request (from its
+    /// opening or the previous response) until it becomes a WebSocket: a
+    /// socket that says nothing, or half a request, is closed then.
+    pub(crate) handshake: Duration,
+}
 
 impl axum::serve::Listener for Listener {
     type Io = Io;
     type Addr = std::net::SocketAddr;
 
     async fn accept(&mut self) -> (Io, Self::Addr) {
-        let (tcp, addr) = axum::serve::Listener::accept(&mut self.0).await;
+        let (tcp, addr) = axum::serve::Listener::accept(&mut self.tcp).await;
         // Game messages are small and latency-bound: no Nagle delay.
         let _ = tcp.set_nodelay(true);
-        let out = Mutex::default();
-        (Io(Arc::new(Socket { tcp, out })), addr)
+        let socket = Arc::new(Socket {
+            tcp,
+            out: Mutex::default(),
+            upgraded: AtomicBool::new(false),
+        });
+        let io = Io {
+            socket,
+            handshake: self.handshake,
+            deadline: Box::pin(tokio::time::sleep(self.handshake)),
+        };
+        (io, addr)
     }
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.0.local_addr()
+        self.tcp.local_addr()
     }
 }
 
@@ -228,23 +267,42 @@ pub(crate) struct Peer(pub(crate) Arc<Socket>);
 
 impl Connected<IncomingStream<'_, Listener>> for Peer {
     fn connect_info(stream: IncomingStream<'_, Listener>) -> Peer {
-        Peer(Arc::clone(&stream.io().0))
+        Peer(Arc::clone(&stream.io().socket))
+    }
+}
+
+impl Peer {
+    /// The connection becomes a WebSocket: the handshake time no longer
+    /// applies.
+    pub(crate) fn upgrading(&self) {
+        self.0.upgraded.store(true, Ordering::Relaxed);
     }
 }
 
 /// The socket as hyper (and, after the upgrade, tungstenite) reads and
 /// writes it.
-pub(crate) struct Io(Arc<Socket>);
+pub(crate) struct Io {
+    socket: Arc<Socket>,
+    /// The time for each HTTP request ([`Listener::handshake`]).
+    handshake: Duration,
+    /// When the HTTP request being read must be complete.
+    deadline: Pin<Box<Sleep>>,
+}
 
 impl AsyncRead for Io {
     fn poll_read(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        if !self.socket.upgraded.load(Ordering::Relaxed)
+            && self.deadline.as_mut().poll(cx).is_ready()
+        {
+            return Poll::Ready(Err(io::ErrorKind::TimedOut.into()));
+        }
         loop {
-            ready!(self.0.tcp.poll_read_ready(cx))?;
-            match self.0.read_some(buf.initialize_unfilled()) {
+            ready!(self.socket.tcp.poll_read_ready(cx))?;
+            match self.socket.read_some(buf.initialize_unfilled()) {
                 Ok(n) => {
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
@@ -262,15 +320,24 @@ impl AsyncWrite for Io {
         cx: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        if !this.socket.upgraded.load(Ordering::Relaxed) {
+            // A response: the client has the time again for its next
+            // request.
+            this.deadline
+                .as_mut()
+                .reset(Instant::now() + this.handshake);
+        }
+        let socket = &this.socket;
         loop {
             // After what the rooms wrote before it, never inside a frame.
-            ready!(self.0.poll_pending(cx))?;
+            ready!(socket.poll_pending(cx))?;
             {
-                let mut out = self.0.out();
+                let mut out = socket.out();
                 if !out.pending.is_empty() {
                     continue;
                 }
-                match self.0.tcp.try_write(data) {
+                match socket.tcp.try_write(data) {
                     Ok(n) if n < data.len() => {
                         // The rest waits with the pending frames, so that
                         // a room's frame cannot be written inside this one.
@@ -282,17 +349,17 @@ impl AsyncWrite for Io {
                     written => return Poll::Ready(written),
                 }
             }
-            ready!(self.0.tcp.poll_write_ready(cx))?;
+            ready!(socket.tcp.poll_write_ready(cx))?;
         }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.poll_pending(cx)
+        self.socket.poll_pending(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(self.0.poll_pending(cx))?;
-        Poll::Ready(socket2::SockRef::from(&self.0.tcp).shutdown(Shutdown::Write))
+        ready!(self.socket.poll_pending(cx))?;
+        Poll::Ready(socket2::SockRef::from(&self.socket.tcp).shutdown(Shutdown::Write))
     }
 }
 
@@ -304,14 +371,31 @@ mod tests {
     /// The size of the frames that fill a socket.
     const FRAME: usize = 64 << 10;
 
+    impl Io {
+        /// The socket of a WebSocket connection.
+        fn upgraded(socket: Arc<Socket>) -> Io {
+            let handshake = Duration::ZERO;
+            let deadline = Box::pin(tokio::time::sleep(handshake));
+            Io {
+                socket,
+                handshake,
+                deadline,
+            }
+        }
+    }
+
     /// A socket of ours and the client's end of it.
     async fn pair() -> (Arc<Socket>, TcpStream) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap());
         let (client, accepted) = tokio::join!(client, listener.accept());
         let tcp = accepted.unwrap().0;
-        let out = Mutex::default();
-        (Arc::new(Socket { tcp, out }), client.unwrap())
+        let socket = Socket {
+            tcp,
+            out: Mutex::default(),
+            upgraded: AtomicBool::new(true),
+        };
+        (Arc::new(socket), client.unwrap())
     }
 
     #[test]
@@ -324,20 +408,18 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn frames_the_socket_cannot_take_wait_in_order_and_are_bounded() {
+    async fn frames_the_socket_cannot_take_wait_in_order() {
         let (socket, mut client) = pair().await;
-        // Nobody reads: once the kernel's buffers are full, frames wait,
-        // up to the limit.
+        // Nobody reads: once the kernel's buffers are full, frames wait.
         let big = |b: u8| Bytes::from(vec![b; FRAME]);
         let mut sent = 0;
-        while socket.send(big(sent as u8)) {
+        while socket.out().pending.len() < 8 {
+            assert!(socket.send(big(sent as u8)));
             sent += 1;
         }
-        assert_eq!(socket.out().pending.len(), CLIENT_QUEUE);
-        assert!(sent > CLIENT_QUEUE);
         // A write of the connection's own waits behind them; it is made by
         // the connection's task, which also writes the pending frames.
-        let mut io = Io(Arc::clone(&socket));
+        let mut io = Io::upgraded(Arc::clone(&socket));
         let own = Arc::clone(&socket);
         let task = tokio::spawn(async move {
             let write = async {
@@ -365,12 +447,41 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_client_that_falls_too_far_behind_is_ended_and_its_frames_dropped() {
+        let (socket, mut client) = pair().await;
+        let big = |b: u8| Bytes::from(vec![b; FRAME]);
+        let mut sent = 0;
+        while socket.send(big(sent as u8)) {
+            sent += 1;
+        }
+        assert!(sent > CLIENT_QUEUE);
+        // The frame past the limit ended the connection: its task stops
+        // at once (it does not wait for the client to read), and a write
+        // of its own fails rather than waits.
+        socket.ended().await;
+        let mut io = Io::upgraded(Arc::clone(&socket));
+        let own = tokio::time::timeout(Duration::from_secs(5), io.write_all(b"pong")).await;
+        assert!(matches!(own, Ok(Err(_))), "{own:?}");
+        assert!(!socket.send(big(0)), "no frame once ended");
+        drop(Owned(Arc::clone(&socket)));
+        assert!(socket.out().pending.is_empty(), "the waiting frames freed");
+        // The client finds whole frames, in order, then the end.
+        let mut got = vec![0; FRAME];
+        let mut read = 0;
+        while client.read_exact(&mut got).await.is_ok() {
+            assert!(got.iter().all(|&b| b == read as u8), "frame {read} whole");
+            read += 1;
+        }
+        assert!(read < sent);
+    }
+
+    #[tokio::test]
     async fn a_room_frame_never_lands_inside_a_partly_written_one_of_the_connection() {
         let (socket, mut client) = pair().await;
         // More than the kernel takes at once: the connection's own write
         // is only partly on the wire when a room sends its frame.
         let own = vec![7u8; 64 * FRAME];
-        let mut io = Io(Arc::clone(&socket));
+        let mut io = Io::upgraded(Arc::clone(&socket));
         let accepted = std::future::poll_fn(|cx| Pin::new(&mut io).poll_write(cx, &own))
             .await
             .unwrap();
@@ -402,7 +513,7 @@ mod tests {
     #[tokio::test]
     async fn reads_see_every_byte_and_the_end() {
         let (socket, mut client) = pair().await;
-        let mut io = Io(socket);
+        let mut io = Io::upgraded(socket);
         client.write_all(b"hello").await.unwrap();
         let mut got = [0; 5];
         io.read_exact(&mut got).await.unwrap();

@@ -31,6 +31,9 @@ const BURST: f64 = 40.0;
 const MAX_DROPPED: u32 = 200;
 /// How often at most a lobby watcher gets a new list.
 const LOBBY_EVERY: Duration = Duration::from_millis(250);
+/// How often at most a connection may ask for an analysis (each is a
+/// second of the engine).
+const ANALYSE_EVERY: Duration = Duration::from_secs(1);
 /// How long a connection may take to say hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
 
@@ -48,6 +51,8 @@ struct Conn {
     tokens: f64,
     refilled: Instant,
     dropped: u32,
+    /// When the connection may ask for an analysis again.
+    analyse_after: Instant,
 }
 
 /// Serves one upgraded connection until it closes. `socket` reads the
@@ -83,6 +88,7 @@ pub async fn serve(
         tokens: BURST,
         refilled: Instant::now(),
         dropped: 0,
+        analyse_after: Instant::now(),
     };
     let hello_by = Instant::now() + HELLO_WITHIN;
     let mut lobby_next = Instant::now();
@@ -99,7 +105,7 @@ pub async fn serve(
                 let Some(Ok(msg)) = msg else { break };
                 let reply = match msg {
                     Message::Text(t) => conn.message(&t).await,
-                    Message::Binary(_) => Some(proto::error(ErrorCode::BadMessage.name(), "messages are JSON text")),
+                    Message::Binary(_) => conn.binary(),
                     Message::Close(_) => break,
                     Message::Ping(_) | Message::Pong(_) => None,
                 };
@@ -165,8 +171,8 @@ fn err(code: ErrorCode, message: &str) -> Option<String> {
 }
 
 impl Conn {
-    /// Handles one text message; returns the direct reply, if any.
-    async fn message(&mut self, raw: &str) -> Option<String> {
+    /// Counts a message against the rate limit: the refusal if it is over.
+    fn over_rate(&mut self) -> Option<String> {
         if !self.take_token() {
             self.dropped += 1;
             return err(
@@ -175,6 +181,20 @@ impl Conn {
             );
         }
         self.dropped = 0;
+        None
+    }
+
+    /// A binary message: refused, and counted like any other.
+    fn binary(&mut self) -> Option<String> {
+        self.over_rate()
+            .or_else(|| err(ErrorCode::BadMessage, "messages are JSON text"))
+    }
+
+    /// Handles one text message; returns the direct reply, if any.
+    async fn message(&mut self, raw: &str) -> Option<String> {
+        if let Some(refused) = self.over_rate() {
+            return Some(refused);
+        }
         let msg: ClientMsg = match serde_json::from_str(raw) {
             Ok(m) => m,
             Err(e) => return err(ErrorCode::BadMessage, &e.to_string()),
@@ -186,8 +206,13 @@ impl Conn {
             ClientMsg::Hello { .. } => err(ErrorCode::BadMessage, "hello was already said"),
             ClientMsg::Ping {} => Some(r#"{"type":"pong"}"#.to_owned()),
             ClientMsg::Lobby {} => {
-                self.lobby = Some(self.shared.rooms.lobby_changes());
-                Some(self.shared.lobby_json())
+                // The list goes out with the updates, at most 4 a second:
+                // the whole list for a few bytes asked must not be had 20
+                // times a second.
+                let mut changes = self.shared.rooms.lobby_changes();
+                changes.mark_changed();
+                self.lobby = Some(changes);
+                None
             }
             ClientMsg::Create(Create::Omok(c)) => self.create(c),
             ClientMsg::Create(Create::Bingo(c)) => self.create_bingo(c),
@@ -235,9 +260,15 @@ impl Conn {
                 let Some(room) = &self.room else {
                     return err(ErrorCode::NotInRoom, "join a room first");
                 };
+                // Each takes a second of the engine: one at a time each.
+                let now = Instant::now();
+                if now < self.analyse_after {
+                    return err(ErrorCode::Busy, "one analysis a second; try again");
+                }
                 if room.try_send(RoomCmd::Analyse { from: self.id }).is_err() {
                     return err(ErrorCode::Busy, "the room is busy; try again");
                 }
+                self.analyse_after = now + ANALYSE_EVERY;
                 None
             }
             ClientMsg::Shuffle {} => self.bingo(Action::Shuffle),
@@ -270,7 +301,7 @@ impl Conn {
         // message; a program keeps the one it is given here.
         let (token, shown) = match (self.cookie_token.clone(), token) {
             (Some(cookie), _) => (cookie, None),
-            (None, Some(t)) if t.len() >= 16 && t.len() <= 64 => (t.clone(), Some(t)),
+            (None, Some(t)) if (16..=64).contains(&t.chars().count()) => (t.clone(), Some(t)),
             (None, _) => {
                 let t = crate::rooms::random_id() + &crate::rooms::random_id();
                 (t.clone(), Some(t))

@@ -142,7 +142,9 @@ async fn two_players_play_to_five_and_a_spectator_sees_it_and_it_is_recorded() {
     let psq = http_get(&format!("http://{}/games/{id}.psq", s.http)).await;
     assert!(psq.contains("\n8,8,"), "{psq}");
     let json = http_get(&format!("http://{}/games/{id}.json", s.http)).await;
-    assert!(json.contains(&format!("\"id\":\"{room}-1\"")), "{json}");
+    // Named by its own id, not its room's (a private room's secret).
+    assert!(json.contains(&format!("\"id\":\"{id}\"")), "{json}");
+    assert!(!json.contains(room.as_str()), "{json}");
 }
 
 #[tokio::test]

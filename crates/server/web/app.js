@@ -196,7 +196,7 @@ function roomPage(id) {
   // `resignAt`: the move count when Resign was pressed once; the second
   // press must come before the position changes (no timer: a slow hand or
   // a loaded machine must not turn the confirmation back into Resign).
-  let mySeat = null, state = null, received = 0, numbers = false, preview = null, resignAt = null, lastOffer = null;
+  let mySeat = null, state = null, received = 0, numbers = false, preview = null, resignAt = null, lastOffer = null, myAsk = null;
   const boardBox = h("div", { class: "board-wrap", id: "board" });
   const board = createBoard(boardBox, (point) => {
     if (!state || state.status !== "playing" || !myColor()) return;
@@ -260,8 +260,8 @@ function roomPage(id) {
       const ms = state.clock[`${c}_ms`];
       const left = clockLeft(c);
       return h("div", { class: `player ${state.to_move === c ? "to-move" : ""}`, "data-color": c },
-        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name" }, seat ? seat.name : "(free seat)"),
-          mine === c ? h("b", {}, " (you)") : null),
+        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name", title: seat ? seat.name : null }, seat ? seat.name : "(free seat)"),
+          mine === c ? h("b", { class: "you" }, "(you)") : null),
         h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : "waiting"),
         h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
     }));
@@ -282,6 +282,12 @@ function roomPage(id) {
     const offer = !mine ? null : state.draw_offer === them ? "draw" : state.takeback_request === them ? "takeback" : null;
     if (offer && offer !== lastOffer) toast(offer === "draw" ? "Your opponent offers a draw (answer above the board)" : "Your opponent asks to take back a move (answer above the board)");
     lastOffer = offer;
+    // An offer of mine that goes with no move and no end was refused: say
+    // so, or the asker only sees its note vanish.
+    const asked = !mine ? null : state.draw_offer === mine ? "draw" : state.takeback_request === mine ? "takeback" : null;
+    const at = `${state.game}:${state.moves.length}:${state.status}`;
+    if (myAsk && !asked && myAsk.at === at) toast(myAsk.what === "draw" ? "Your opponent declined the draw" : "Your opponent refused the takeback");
+    myAsk = asked ? { what: asked, at } : null;
     if (mine && state.draw_offer === them) offers.append(h("div", { class: "offer" }, "Your opponent offers a draw. ", btn("accept-draw", "Accept", { type: "draw" }), " ", btn("decline", "Decline", { type: "decline" })));
     if (mine && state.takeback_request === them) offers.append(h("div", { class: "offer" }, "Your opponent asks to take back a move. ", btn("accept-takeback", "Allow", { type: "accept_takeback" }), " ", btn("decline", "Refuse", { type: "decline" })));
     if (mine && state.draw_offer === mine) offers.append(h("div", { class: "muted" }, "You offered a draw."));
@@ -328,9 +334,8 @@ function roomPage(id) {
     }
     if (state.status === "over") {
       const r = state.result;
-      const who = r.winner ? `${capital(r.winner)} wins` : "Draw";
       const you = mine ? (r.winner == null ? "" : r.winner === mine ? " — you won" : " — you lost") : "";
-      return `${who} (${r.reason.replace(/-/g, " ")})${you}.`;
+      return `${resultText(r.winner, r.reason)}${you}.`;
     }
     const turn = state.to_move === mine ? "Your move" : `${capital(state.to_move)} to move`;
     const hint = state.to_move === mine && mine === "black" && state.forbidden.length ? " · ✕ marks points forbidden to black" : "";
@@ -351,6 +356,9 @@ function roomPage(id) {
     else if (msg.type === "chat") {
       chatLog.append(h("div", { class: "chat-line" }, h("span", { class: "from" }, msg.from), ": ", h("span", { class: "text" }, msg.text)));
       chatLog.scrollTop = chatLog.scrollHeight;
+    } else if (msg.type === "error" && msg.code === "busy" && analysedAt != null) {
+      // The engine had no time for this one: offer the button again.
+      analysis.replaceChildren(); analysedAt = null;
     } else if (msg.type === "analysis") {
       analysis.replaceChildren(...analysisView(msg.analysis, state));
     } else if (msg.type === "error" && msg.code === "no_such_room") {
@@ -404,6 +412,9 @@ function analysisView(a, state) {
 const RULES = ["renju", "renju-simplified", "freestyle", "standard"];
 
 function resultText(winner, reason) {
+  // A game the server stopped was not drawn: it has no result at all.
+  if (reason === "shutdown") return "Stopped unfinished (the server shut down)";
+  if (reason === "draw") return "Draw (the board is full)";
   return `${winner === "draw" || winner == null ? "Draw" : `${capital(winner)} wins`} (${String(reason).replace(/-/g, " ")})`;
 }
 
