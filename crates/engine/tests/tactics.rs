@@ -241,3 +241,47 @@ fn proves_pentazens_win_from_game_one_for_the_attacker() {
     assert!(o.score >= WIN_BOUND, "{o:?}");
     assert_eq!(o.best, "g4".parse().unwrap(), "{o:?}");
 }
+
+/// Game 9 of session 7's match against PentaZen at 1 s (renju, madang
+/// white). At ply 12 madang played h6 (scored -2232 even at 1 M nodes);
+/// PentaZen, asked the same position for 5 s, would have played f6 and
+/// scored it -224 for white, not lost. After h6 PentaZen played e5 and
+/// announced a win in 27 plies. From black's side the search proves it
+/// (depth 13, about 1.11 M nodes with the default 64 MiB table): the win
+/// is within reach of a few seconds' search, not of the one second
+/// madang had on the move before.
+#[test]
+fn proves_pentazens_win_from_game_nine_of_session_seven() {
+    let moves = "h8 h7 g7 i9 g6 g9 f8 g8 f9 f7 e6 h6";
+    let g = Game::from_moves(Rule::Renju, pts(moves)).unwrap();
+    assert_eq!(g.side_to_move(), Color::Black);
+    let mut e = Engine::with_config(
+        Rule::Renju,
+        EngineConfig {
+            max_nodes: Some(1_300_000),
+            ..EngineConfig::default()
+        },
+    );
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert!(o.score >= WIN_BOUND, "{o:?}");
+    assert_eq!(o.best, "e5".parse().unwrap(), "{o:?}");
+}
+
+/// The same game one ply later, white (madang) to move after e5: the loss
+/// is proved within the nodes of about two seconds (960 649 nodes, depth
+/// 13); madang saw it at once in the game (-29978 at depth 13).
+#[test]
+fn sees_the_loss_in_game_nine_of_session_seven() {
+    let moves = "h8 h7 g7 i9 g6 g9 f8 g8 f9 f7 e6 h6 e5";
+    let g = Game::from_moves(Rule::Renju, pts(moves)).unwrap();
+    assert_eq!(g.side_to_move(), Color::White);
+    let mut e = Engine::with_config(
+        Rule::Renju,
+        EngineConfig {
+            max_nodes: Some(1_000_000),
+            ..EngineConfig::default()
+        },
+    );
+    let o = e.analyse(&g, BUDGET).unwrap();
+    assert!(o.score <= -WIN_BOUND, "{o:?}");
+}
