@@ -19,6 +19,7 @@
 //! per combination of a point's four line patterns (as a multiset),
 //! pulled towards zero by `--l2`, on top of the line and threat values.
 //! The values are rounded to integers the way `fit_rounded` says;
+//! `--freeze` keeps the named features at the engine's current values;
 //! `--proved-ev` counts the teacher's proved wins and losses as a finite score.
 //!
 //! ```text
@@ -34,7 +35,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use clap::Parser;
-use engine::pattern::Line;
+use engine::pattern::{Line, Patterns, Threat};
 use engine::position::Position;
 use games::Record;
 use renju::{Color, Point, Rule};
@@ -78,9 +79,24 @@ struct Args {
     /// time, refitting the others after each (0: all rounded at the end).
     #[arg(long, default_value_t = 8)]
     round_one_by_one: usize,
+    /// Features whose values stay the engine's current ones, by the names
+    /// of `pattern::Line` (`Dead` ... `F5`) and `pattern::Threat` (`None`
+    /// ... `Five`): the fit starts from the engine's values, and the
+    /// multiset values of a point with a frozen line or threat stay zero.
+    #[arg(long, value_delimiter = ',', value_parser = parse_feature)]
+    freeze: Vec<usize>,
     /// Skip the first plies of every game after its opening.
     #[arg(long, default_value_t = 0)]
     skip: usize,
+}
+
+/// A dense feature's number by its name: a line pattern, then a threat.
+fn parse_feature(name: &str) -> Result<usize, String> {
+    let lines = Line::ALL.iter().map(|l| format!("{l:?}"));
+    let threats = Threat::ALL.iter().map(|t| format!("{t:?}"));
+    lines.chain(threats).position(|n| n == name).ok_or_else(|| {
+        format!("no feature {name:?} (a line pattern Dead..F5 or a threat None..Five)")
+    })
 }
 
 /// One quiet position: the result for the side to move (1 win, 0 loss,
@@ -417,6 +433,48 @@ fn current(m: Model) -> Vec<f64> {
     w
 }
 
+/// Where the fit starts, and which values it keeps: the hand-picked values
+/// and none kept, or with features to `freeze` the engine's values, those
+/// features kept, and the multiset values of a point that holds one of
+/// them kept at zero (else a multiset value could undo the freeze).
+fn start(m: Model, freeze: &[usize]) -> (Vec<f64>, Vec<bool>) {
+    let mut w = current(m);
+    let mut frozen = vec![false; w.len()];
+    if freeze.is_empty() {
+        return (w, frozen);
+    }
+    let (line, threat) = Position::eval_values();
+    let patterns = Patterns::get();
+    let frozen_ids: Vec<usize> = (0..NM)
+        .filter(|&id| {
+            let lines = multiset_lines(id as u16).map(|l| Line::ALL[usize::from(l)]);
+            let t = 11 + patterns.threat(lines) as usize;
+            freeze.contains(&t) || lines.iter().any(|&l| freeze.contains(&(l as usize)))
+        })
+        .collect();
+    for black in [true, false] {
+        let c = usize::from(!black);
+        for role in 0..2 {
+            for k in 0..F {
+                w[index(m, black, role, k)] = f64::from(if k < 11 {
+                    line[c][role][k]
+                } else {
+                    threat[c][role][k - 11]
+                });
+                if freeze.contains(&k) {
+                    frozen[index(m, black, role, k)] = true;
+                }
+            }
+            if m.combos {
+                for &id in &frozen_ids {
+                    frozen[index(m, black, role, F + id)] = true;
+                }
+            }
+        }
+    }
+    (w, frozen)
+}
+
 /// Fits the values and rounds them to integers, as the evaluation holds
 /// them. Rounding every value at once loses where a feature counts
 /// hundreds of points in a position (a dead line, no threat: half a unit
@@ -424,8 +482,7 @@ fn current(m: Model) -> Vec<f64> {
 /// frequent dense features are rounded first, one at a time, each time
 /// refitting the values not yet rounded.
 fn fit_rounded(m: Model, k: f64, data: &[Sample], args: &Args) -> Vec<f64> {
-    let mut w = current(m);
-    let mut frozen = vec![false; w.len()];
+    let (mut w, mut frozen) = start(m, &args.freeze);
     w = fit(m, w, k, data, args.steps, args.l2, &frozen);
     let mut count = [0.0; F];
     for s in data {
@@ -649,10 +706,58 @@ fn report(m: Model, w: &[f64], k: f64, train: &[Sample], test: &[Sample], teache
             loss(m, &rounded, k, test, t)
         );
     }
+    residuals(m, &rounded, k, test);
     print_table(m, &rounded, "EVAL_LINE", 0..11);
     print_table(m, &rounded, "EVAL_THREAT", 11..F);
     if m.combos {
         print_combos(m, &rounded);
+    }
+}
+
+/// Prints the held-out positions' mean target against the mean predicted
+/// win chance, by the strongest threat the side to move can make and
+/// whether the opponent can make a four: where a linear sum of values
+/// misjudges a position that one threat decides.
+fn residuals(m: Model, w: &[f64], k: f64, test: &[Sample]) {
+    let threat = |f: &Features, t: Threat| f.dense[11 + t as usize] > 0.0;
+    let classes = [
+        Threat::Flex4,
+        Threat::Block4Flex3,
+        Threat::Flex3x2,
+        Threat::Block4,
+        Threat::Flex3,
+    ];
+    let mut sums = vec![[0.0; 3]; 2 * (classes.len() + 1)];
+    for s in test {
+        let c = classes
+            .iter()
+            .position(|&t| threat(&s.me, t))
+            .unwrap_or(classes.len());
+        let opp_four = [
+            Threat::Block4,
+            Threat::Block4Plus,
+            Threat::Block4Flex3,
+            Threat::Flex4,
+        ]
+        .iter()
+        .any(|&t| threat(&s.opp, t));
+        let cell = &mut sums[c * 2 + usize::from(opp_four)];
+        cell[0] += 1.0;
+        cell[1] += s.target;
+        cell[2] += sigmoid(eval(m, w, s, None) / k);
+    }
+    for (i, [n, target, predicted]) in sums.into_iter().enumerate() {
+        if n > 0.0 {
+            let best = classes
+                .get(i / 2)
+                .map_or("nothing".into(), |t| format!("{t:?}"));
+            let opp = if i % 2 == 1 { "a four" } else { "no four" };
+            println!(
+                "  to move {best:>11}, opponent {opp:>7}: {n:>5} held out, target {:.3}, predicted {:.3}",
+                target / n,
+                predicted / n
+            );
+        }
     }
 }
 
