@@ -434,7 +434,8 @@ fn current(m: Model) -> Vec<f64> {
 }
 
 /// Where the fit starts, and which values it keeps: the hand-picked values
-/// and none kept, or with features to `freeze` the engine's values, those
+/// and none kept, or with features to `freeze` the engine's line and
+/// threat values (its multiset values are not read: they start at zero), those
 /// features kept, and the multiset values of a point that holds one of
 /// them kept at zero (else a multiset value could undo the freeze).
 fn start(m: Model, freeze: &[usize]) -> (Vec<f64>, Vec<bool>) {
@@ -628,7 +629,8 @@ fn run(args: Args) -> std::io::Result<()> {
                 two_ply,
                 combos: args.combos,
             };
-            report(m, &fit_rounded(m, k, &train, &args), k, &train, &test, None);
+            let w = fit_rounded(m, k, &train, &args);
+            report(m, &w, &args.freeze, k, &train, &test, None);
         }
         return Ok(());
     }
@@ -664,7 +666,7 @@ fn run(args: Args) -> std::io::Result<()> {
         }
         println!("mix {mix} (teacher's weight):");
         let w = fit_rounded(m, k, &train, &args);
-        report(m, &w, k, &train, &test, Some(&teacher));
+        report(m, &w, &args.freeze, k, &train, &test, Some(&teacher));
     }
     Ok(())
 }
@@ -686,15 +688,24 @@ fn mean_xent(data: &[Sample], teacher: &impl Fn(&Sample) -> Option<f64>) -> f64 
 }
 
 /// Prints a fitted model's losses (against the targets, the results and,
-/// where there is one, the teacher) and its tables.
-fn report(m: Model, w: &[f64], k: f64, train: &[Sample], test: &[Sample], teacher: Option<&Label>) {
+/// where there is one, the teacher; and the start's, as [`start`] gives it
+/// for the features frozen) and its tables.
+fn report(
+    m: Model,
+    w: &[f64],
+    freeze: &[usize],
+    k: f64,
+    train: &[Sample],
+    test: &[Sample],
+    teacher: Option<&Label>,
+) {
     let rounded: Vec<f64> = w.iter().map(|x| x.round()).collect();
     println!(
         "{m:?}: loss train {:.5} held-out {:.5} (rounded {:.5}); start held-out {:.5}",
         loss(m, w, k, train, by_target),
         loss(m, w, k, test, by_target),
         loss(m, &rounded, k, test, by_target),
-        loss(m, &current(m), k, test, by_target)
+        loss(m, &start(m, freeze).0, k, test, by_target)
     );
     println!(
         "  held-out against the results {:.5}",
