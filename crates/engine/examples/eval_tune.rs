@@ -66,6 +66,9 @@ struct Args {
     /// Fit a value per multiset of line patterns too.
     #[arg(long)]
     combos: bool,
+    /// Fit the [`decisive`] values too (not in the engine: an experiment).
+    #[arg(long)]
+    decisive: bool,
     /// Weight of the squared combination values in the loss.
     #[arg(long, default_value_t = 1e-9)]
     l2: f64,
@@ -292,19 +295,48 @@ fn labelled(text: &str, holdout: usize, combos: bool) -> (Vec<Sample>, Vec<Sampl
 /// Which parameters a model has: values for the side to move and for the
 /// opponent, shared by both colours or per colour; optionally scored as the
 /// average of the evaluations after the last two plies; optionally a
-/// value per multiset of line patterns.
+/// value per multiset of line patterns; optionally the [`decisive`]
+/// values.
 #[derive(Clone, Copy, Debug)]
 struct Model {
     per_colour: bool,
     two_ply: bool,
     combos: bool,
+    decisive: bool,
 }
 
 impl Model {
     /// Parameters per colour and role.
     fn width(self) -> usize {
-        if self.combos { F + NM } else { F }
+        F + if self.combos { NM } else { 0 } + if self.decisive { 2 } else { 0 }
     }
+
+    /// Whether parameter `i` is a multiset value.
+    fn is_combo(self, i: usize) -> bool {
+        self.combos && (F..F + NM).contains(&(i % self.width()))
+    }
+}
+
+/// Two facts about the whole position that a sum over points cannot see,
+/// for the side to move: it can make a double three, a four-three or an
+/// open four while the opponent can make no four (a win); the opponent can
+/// make a four while it can make neither a four nor an open three.
+fn decisive(me: &Features, opp: &Features) -> [f64; 2] {
+    let has = |f: &Features, ts: &[Threat]| ts.iter().any(|&t| f.dense[11 + t as usize] > 0.0);
+    let fours = [
+        Threat::Block4,
+        Threat::Block4Plus,
+        Threat::Block4Flex3,
+        Threat::Flex4,
+    ];
+    let wins = [Threat::Flex3x2, Threat::Block4Flex3, Threat::Flex4];
+    let threes = [Threat::Flex3, Threat::Flex3Plus];
+    let opp_four = has(opp, &fours);
+    let forcing = has(me, &fours) || has(me, &wins) || has(me, &threes);
+    [
+        f64::from(u8::from(has(me, &wins) && !opp_four)),
+        f64::from(u8::from(opp_four && !forcing)),
+    ]
 }
 
 /// Parameter layout: `[colour][role][feature]`, role 0 the side to move,
@@ -337,7 +369,20 @@ fn side_eval(
             e -= w[index(m, !black, 1, F + id as usize)] * n;
         }
     }
+    let d = if m.decisive {
+        decisive(me, opp)
+    } else {
+        [0.0; 2]
+    };
+    let at = m.width() - 2;
+    if m.decisive {
+        e += w[index(m, black, 0, at)] * d[0] + w[index(m, black, 0, at + 1)] * d[1];
+    }
     if let Some((g, s)) = grad {
+        if m.decisive {
+            g[index(m, black, 0, at)] += s * d[0];
+            g[index(m, black, 0, at + 1)] += s * d[1];
+        }
         for k in 0..F {
             g[index(m, black, 0, k)] += s * me.dense[k];
             g[index(m, !black, 1, k)] -= s * opp.dense[k];
@@ -529,7 +574,7 @@ fn fit(
             eval(m, &w, s, Some((&mut g, d)));
         }
         for (i, gi) in g.iter_mut().enumerate() {
-            if i % m.width() >= F {
+            if m.is_combo(i) {
                 *gi += 2.0 * l2 * w[i];
             }
         }
@@ -607,6 +652,7 @@ fn run(args: Args) -> std::io::Result<()> {
         per_colour: false,
         two_ply: false,
         combos: false,
+        decisive: false,
     };
     let w0 = current(base);
     // The scale first: a golden-section search of ln K.
@@ -628,6 +674,7 @@ fn run(args: Args) -> std::io::Result<()> {
                 per_colour,
                 two_ply,
                 combos: args.combos,
+                decisive: args.decisive,
             };
             let w = fit_rounded(m, k, &train, &args);
             report(m, &w, &args.freeze, k, &train, &test, None);
@@ -659,6 +706,7 @@ fn run(args: Args) -> std::io::Result<()> {
         per_colour: true,
         two_ply: false,
         combos: args.combos,
+        decisive: args.decisive,
     };
     for &mix in &args.mix {
         for x in train.iter_mut().chain(test.iter_mut()) {
@@ -722,6 +770,11 @@ fn report(
     print_table(m, &rounded, "EVAL_THREAT", 11..F);
     if m.combos {
         print_combos(m, &rounded);
+    }
+    if m.decisive {
+        let at = m.width() - 2;
+        let v = [true, false].map(|black| [at, at + 1].map(|k| w[index(m, black, 0, k)].round()));
+        println!("decisive values (black, white; a win to make, a four to meet): {v:?}");
     }
 }
 
