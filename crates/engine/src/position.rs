@@ -248,8 +248,9 @@ pub type EvalValues<const N: usize> = [[[i32; N]; 2]; 2];
 /// by `examples/eval_tune.rs` to game results and a teacher engine's scores,
 /// half and half, with the multiset values of `combo_values.rs`. The
 /// open-four, four-three and five values are held at session 6's (`--freeze`):
-/// every free refit raised them about threefold and played no better (see
-/// BENCHMARKS.md, "Session 8: evaluation (eval8)").
+/// every free refit raised them about threefold, and the one screened
+/// (session 7) played no better (see BENCHMARKS.md, "Session 8: evaluation
+/// (eval8)").
 const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
     [
         [3, -224, 0, 2, 2, 10, 37, 233, 244, 993, 625],
