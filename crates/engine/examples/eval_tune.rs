@@ -19,6 +19,7 @@
 //! per combination of a point's four line patterns (as a multiset),
 //! pulled towards zero by `--l2`, on top of the line and threat values.
 //! The values are rounded to integers the way `fit_rounded` says;
+//! `--freeze` keeps the named features at the engine's current values;
 //! `--proved-ev` counts the teacher's proved wins and losses as a finite score.
 //!
 //! ```text
@@ -34,7 +35,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use clap::Parser;
-use engine::pattern::Line;
+use engine::pattern::{Line, Patterns, Threat};
 use engine::position::Position;
 use games::Record;
 use renju::{Color, Point, Rule};
@@ -65,6 +66,9 @@ struct Args {
     /// Fit a value per multiset of line patterns too.
     #[arg(long)]
     combos: bool,
+    /// Fit the [`decisive`] values too (not in the engine: an experiment).
+    #[arg(long)]
+    decisive: bool,
     /// Weight of the squared combination values in the loss.
     #[arg(long, default_value_t = 1e-9)]
     l2: f64,
@@ -78,9 +82,24 @@ struct Args {
     /// time, refitting the others after each (0: all rounded at the end).
     #[arg(long, default_value_t = 8)]
     round_one_by_one: usize,
+    /// Features whose values stay the engine's current ones, by the names
+    /// of `pattern::Line` (`Dead` ... `F5`) and `pattern::Threat` (`None`
+    /// ... `Five`): the fit starts from the engine's values, and the
+    /// multiset values of a point with a frozen line or threat stay zero.
+    #[arg(long, value_delimiter = ',', value_parser = parse_feature)]
+    freeze: Vec<usize>,
     /// Skip the first plies of every game after its opening.
     #[arg(long, default_value_t = 0)]
     skip: usize,
+}
+
+/// A dense feature's number by its name: a line pattern, then a threat.
+fn parse_feature(name: &str) -> Result<usize, String> {
+    let lines = Line::ALL.iter().map(|l| format!("{l:?}"));
+    let threats = Threat::ALL.iter().map(|t| format!("{t:?}"));
+    lines.chain(threats).position(|n| n == name).ok_or_else(|| {
+        format!("no feature {name:?} (a line pattern Dead..F5 or a threat None..Five)")
+    })
 }
 
 /// One quiet position: the result for the side to move (1 win, 0 loss,
@@ -276,19 +295,48 @@ fn labelled(text: &str, holdout: usize, combos: bool) -> (Vec<Sample>, Vec<Sampl
 /// Which parameters a model has: values for the side to move and for the
 /// opponent, shared by both colours or per colour; optionally scored as the
 /// average of the evaluations after the last two plies; optionally a
-/// value per multiset of line patterns.
+/// value per multiset of line patterns; optionally the [`decisive`]
+/// values.
 #[derive(Clone, Copy, Debug)]
 struct Model {
     per_colour: bool,
     two_ply: bool,
     combos: bool,
+    decisive: bool,
 }
 
 impl Model {
     /// Parameters per colour and role.
     fn width(self) -> usize {
-        if self.combos { F + NM } else { F }
+        F + if self.combos { NM } else { 0 } + if self.decisive { 2 } else { 0 }
     }
+
+    /// Whether parameter `i` is a multiset value.
+    fn is_combo(self, i: usize) -> bool {
+        self.combos && (F..F + NM).contains(&(i % self.width()))
+    }
+}
+
+/// Two facts about the whole position that a sum over points cannot see,
+/// for the side to move: it can make a double three, a four-three or an
+/// open four while the opponent can make no four (a win); the opponent can
+/// make a four while it can make neither a four nor an open three.
+fn decisive(me: &Features, opp: &Features) -> [f64; 2] {
+    let has = |f: &Features, ts: &[Threat]| ts.iter().any(|&t| f.dense[11 + t as usize] > 0.0);
+    let fours = [
+        Threat::Block4,
+        Threat::Block4Plus,
+        Threat::Block4Flex3,
+        Threat::Flex4,
+    ];
+    let wins = [Threat::Flex3x2, Threat::Block4Flex3, Threat::Flex4];
+    let threes = [Threat::Flex3, Threat::Flex3Plus];
+    let opp_four = has(opp, &fours);
+    let forcing = has(me, &fours) || has(me, &wins) || has(me, &threes);
+    [
+        f64::from(u8::from(has(me, &wins) && !opp_four)),
+        f64::from(u8::from(opp_four && !forcing)),
+    ]
 }
 
 /// Parameter layout: `[colour][role][feature]`, role 0 the side to move,
@@ -321,7 +369,20 @@ fn side_eval(
             e -= w[index(m, !black, 1, F + id as usize)] * n;
         }
     }
+    let d = if m.decisive {
+        decisive(me, opp)
+    } else {
+        [0.0; 2]
+    };
+    let at = m.width() - 2;
+    if m.decisive {
+        e += w[index(m, black, 0, at)] * d[0] + w[index(m, black, 0, at + 1)] * d[1];
+    }
     if let Some((g, s)) = grad {
+        if m.decisive {
+            g[index(m, black, 0, at)] += s * d[0];
+            g[index(m, black, 0, at + 1)] += s * d[1];
+        }
         for k in 0..F {
             g[index(m, black, 0, k)] += s * me.dense[k];
             g[index(m, !black, 1, k)] -= s * opp.dense[k];
@@ -417,6 +478,49 @@ fn current(m: Model) -> Vec<f64> {
     w
 }
 
+/// Where the fit starts, and which values it keeps: the hand-picked values
+/// and none kept, or with features to `freeze` the engine's line and
+/// threat values (its multiset values are not read: they start at zero), those
+/// features kept, and the multiset values of a point that holds one of
+/// them kept at zero (else a multiset value could undo the freeze).
+fn start(m: Model, freeze: &[usize]) -> (Vec<f64>, Vec<bool>) {
+    let mut w = current(m);
+    let mut frozen = vec![false; w.len()];
+    if freeze.is_empty() {
+        return (w, frozen);
+    }
+    let (line, threat) = Position::eval_values();
+    let patterns = Patterns::get();
+    let frozen_ids: Vec<usize> = (0..NM)
+        .filter(|&id| {
+            let lines = multiset_lines(id as u16).map(|l| Line::ALL[usize::from(l)]);
+            let t = 11 + patterns.threat(lines) as usize;
+            freeze.contains(&t) || lines.iter().any(|&l| freeze.contains(&(l as usize)))
+        })
+        .collect();
+    for black in [true, false] {
+        let c = usize::from(!black);
+        for role in 0..2 {
+            for k in 0..F {
+                w[index(m, black, role, k)] = f64::from(if k < 11 {
+                    line[c][role][k]
+                } else {
+                    threat[c][role][k - 11]
+                });
+                if freeze.contains(&k) {
+                    frozen[index(m, black, role, k)] = true;
+                }
+            }
+            if m.combos {
+                for &id in &frozen_ids {
+                    frozen[index(m, black, role, F + id)] = true;
+                }
+            }
+        }
+    }
+    (w, frozen)
+}
+
 /// Fits the values and rounds them to integers, as the evaluation holds
 /// them. Rounding every value at once loses where a feature counts
 /// hundreds of points in a position (a dead line, no threat: half a unit
@@ -424,8 +528,7 @@ fn current(m: Model) -> Vec<f64> {
 /// frequent dense features are rounded first, one at a time, each time
 /// refitting the values not yet rounded.
 fn fit_rounded(m: Model, k: f64, data: &[Sample], args: &Args) -> Vec<f64> {
-    let mut w = current(m);
-    let mut frozen = vec![false; w.len()];
+    let (mut w, mut frozen) = start(m, &args.freeze);
     w = fit(m, w, k, data, args.steps, args.l2, &frozen);
     let mut count = [0.0; F];
     for s in data {
@@ -471,7 +574,7 @@ fn fit(
             eval(m, &w, s, Some((&mut g, d)));
         }
         for (i, gi) in g.iter_mut().enumerate() {
-            if i % m.width() >= F {
+            if m.is_combo(i) {
                 *gi += 2.0 * l2 * w[i];
             }
         }
@@ -549,6 +652,7 @@ fn run(args: Args) -> std::io::Result<()> {
         per_colour: false,
         two_ply: false,
         combos: false,
+        decisive: false,
     };
     let w0 = current(base);
     // The scale first: a golden-section search of ln K.
@@ -570,8 +674,10 @@ fn run(args: Args) -> std::io::Result<()> {
                 per_colour,
                 two_ply,
                 combos: args.combos,
+                decisive: args.decisive,
             };
-            report(m, &fit_rounded(m, k, &train, &args), k, &train, &test, None);
+            let w = fit_rounded(m, k, &train, &args);
+            report(m, &w, &args.freeze, k, &train, &test, None);
         }
         return Ok(());
     }
@@ -600,6 +706,7 @@ fn run(args: Args) -> std::io::Result<()> {
         per_colour: true,
         two_ply: false,
         combos: args.combos,
+        decisive: args.decisive,
     };
     for &mix in &args.mix {
         for x in train.iter_mut().chain(test.iter_mut()) {
@@ -607,7 +714,7 @@ fn run(args: Args) -> std::io::Result<()> {
         }
         println!("mix {mix} (teacher's weight):");
         let w = fit_rounded(m, k, &train, &args);
-        report(m, &w, k, &train, &test, Some(&teacher));
+        report(m, &w, &args.freeze, k, &train, &test, Some(&teacher));
     }
     Ok(())
 }
@@ -629,15 +736,24 @@ fn mean_xent(data: &[Sample], teacher: &impl Fn(&Sample) -> Option<f64>) -> f64 
 }
 
 /// Prints a fitted model's losses (against the targets, the results and,
-/// where there is one, the teacher) and its tables.
-fn report(m: Model, w: &[f64], k: f64, train: &[Sample], test: &[Sample], teacher: Option<&Label>) {
+/// where there is one, the teacher; and the start's, as [`start`] gives it
+/// for the features frozen) and its tables.
+fn report(
+    m: Model,
+    w: &[f64],
+    freeze: &[usize],
+    k: f64,
+    train: &[Sample],
+    test: &[Sample],
+    teacher: Option<&Label>,
+) {
     let rounded: Vec<f64> = w.iter().map(|x| x.round()).collect();
     println!(
         "{m:?}: loss train {:.5} held-out {:.5} (rounded {:.5}); start held-out {:.5}",
         loss(m, w, k, train, by_target),
         loss(m, w, k, test, by_target),
         loss(m, &rounded, k, test, by_target),
-        loss(m, &current(m), k, test, by_target)
+        loss(m, &start(m, freeze).0, k, test, by_target)
     );
     println!(
         "  held-out against the results {:.5}",
@@ -649,10 +765,63 @@ fn report(m: Model, w: &[f64], k: f64, train: &[Sample], test: &[Sample], teache
             loss(m, &rounded, k, test, t)
         );
     }
+    residuals(m, &rounded, k, test);
     print_table(m, &rounded, "EVAL_LINE", 0..11);
     print_table(m, &rounded, "EVAL_THREAT", 11..F);
     if m.combos {
         print_combos(m, &rounded);
+    }
+    if m.decisive {
+        let at = m.width() - 2;
+        let v = [true, false].map(|black| [at, at + 1].map(|k| w[index(m, black, 0, k)].round()));
+        println!("decisive values (black, white; a win to make, a four to meet): {v:?}");
+    }
+}
+
+/// Prints the held-out positions' mean target against the mean predicted
+/// win chance, by the strongest threat the side to move can make and
+/// whether the opponent can make a four: where a linear sum of values
+/// misjudges a position that one threat decides.
+fn residuals(m: Model, w: &[f64], k: f64, test: &[Sample]) {
+    let threat = |f: &Features, t: Threat| f.dense[11 + t as usize] > 0.0;
+    let classes = [
+        Threat::Flex4,
+        Threat::Block4Flex3,
+        Threat::Flex3x2,
+        Threat::Block4,
+        Threat::Flex3,
+    ];
+    let mut sums = vec![[0.0; 3]; 2 * (classes.len() + 1)];
+    for s in test {
+        let c = classes
+            .iter()
+            .position(|&t| threat(&s.me, t))
+            .unwrap_or(classes.len());
+        let opp_four = [
+            Threat::Block4,
+            Threat::Block4Plus,
+            Threat::Block4Flex3,
+            Threat::Flex4,
+        ]
+        .iter()
+        .any(|&t| threat(&s.opp, t));
+        let cell = &mut sums[c * 2 + usize::from(opp_four)];
+        cell[0] += 1.0;
+        cell[1] += s.target;
+        cell[2] += sigmoid(eval(m, w, s, None) / k);
+    }
+    for (i, [n, target, predicted]) in sums.into_iter().enumerate() {
+        if n > 0.0 {
+            let best = classes
+                .get(i / 2)
+                .map_or("nothing".into(), |t| format!("{t:?}"));
+            let opp = if i % 2 == 1 { "a four" } else { "no four" };
+            println!(
+                "  to move {best:>11}, opponent {opp:>7}: {n:>5} held out, target {:.3}, predicted {:.3}",
+                target / n,
+                predicted / n
+            );
+        }
     }
 }
 

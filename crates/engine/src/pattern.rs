@@ -47,7 +47,7 @@ pub enum Line {
 
 impl Line {
     /// Every pattern, in order: `Line::ALL[l as usize] == l`.
-    pub(crate) const ALL: [Line; 11] = [
+    pub const ALL: [Line; 11] = [
         Line::Dead,
         Line::Overline,
         Line::B1,
@@ -103,6 +103,19 @@ pub enum Threat {
 }
 
 impl Threat {
+    /// Every threat, in order: `Threat::ALL[t as usize] == t`.
+    pub const ALL: [Threat; 9] = [
+        Threat::None,
+        Threat::Flex3,
+        Threat::Flex3Plus,
+        Threat::Flex3x2,
+        Threat::Block4,
+        Threat::Block4Plus,
+        Threat::Block4Flex3,
+        Threat::Flex4,
+        Threat::Five,
+    ];
+
     /// Whether the stone makes at least a four (a move the opponent must
     /// answer on the spot).
     pub fn is_four(self) -> bool {

@@ -239,31 +239,38 @@ const LINE_VALUE: [i32; 11] = [0, 0, 1, 3, 6, 14, 16, 40, 45, 120, 500];
 /// Extra value of a combination of lines, for move ordering.
 const THREAT_VALUE: [i32; 9] = [0, 0, 10, 90, 0, 20, 140, 300, 600];
 
+/// Evaluation values of `N` features by colour (black, white) and role (the
+/// side to move, the opponent).
+pub type EvalValues<const N: usize> = [[[i32; N]; 2]; 2];
+
 /// The evaluation's value of each line pattern at an empty point, by
 /// colour (black, white) and role (the side to move, the opponent): fitted
 /// by `examples/eval_tune.rs` to game results and a teacher engine's scores,
-/// half and half (see BENCHMARKS.md, "Session 6: evaluation"; session 7's
-/// refit with multiset values is there under "Session 7: evaluation").
+/// half and half, with the multiset values of `combo_values.rs`. The
+/// open-four, four-three and five values are held at session 6's (`--freeze`):
+/// every free refit raised them about threefold, and the one screened
+/// (session 7) played no better (see BENCHMARKS.md, "Session 8: evaluation
+/// (eval8)").
 const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
     [
-        [5, -196, 1, 2, -3, 4, 38, 118, 212, 993, 625],
-        [7, -367, 3, 1, 5, -4, 24, 46, 163, 263, 500],
+        [3, -224, 0, 2, 2, 10, 37, 233, 244, 993, 625],
+        [2, -344, 0, 2, 6, 3, 23, 104, 118, 263, 500],
     ],
     [
-        [6, 0, 5, 0, 4, 3, 61, 82, 228, 876, 625],
-        [3, 0, 2, 1, -2, 1, 46, 19, 156, 221, 500],
+        [2, 0, 0, 2, 7, 14, 44, 107, 304, 876, 625],
+        [0, 0, -4, 2, 10, 10, 34, 0, 50, 221, 500],
     ],
 ];
 /// The evaluation's extra value of a combination of lines, laid out as
 /// [`EVAL_LINE`].
 const EVAL_THREAT: [[[i32; 9]; 2]; 2] = [
     [
-        [-5, -73, 121, -199, -18, 398, 1097, 882, 750],
-        [-4, -56, 72, -294, 67, 271, 809, 253, 600],
+        [-6, -136, -30, -393, -59, 315, 1097, 882, 750],
+        [-5, -70, -2, -425, 81, 281, 809, 253, 600],
     ],
     [
-        [-4, 0, 83, -316, 17, 296, 1123, 1102, 750],
-        [-3, -5, 62, -233, 79, 218, 466, 393, 600],
+        [-5, -12, 28, -192, -54, 170, 1123, 1102, 750],
+        [-2, 26, 54, -35, 170, 293, 466, 393, 600],
     ],
 ];
 
@@ -768,6 +775,13 @@ impl Position {
         state.threat = new.threat;
         state.value = new.value;
         self.changed(c, p, old, new);
+    }
+
+    /// The evaluation's values of line patterns and threats, laid out as
+    /// the fit prints them (colour, role, feature): for a fit that starts
+    /// from them or keeps some of them fixed (`examples/eval_tune.rs`).
+    pub fn eval_values() -> (&'static EvalValues<11>, &'static EvalValues<9>) {
+        (&EVAL_LINE, &EVAL_THREAT)
     }
 
     /// How many empty points hold each line pattern (counted over the four
