@@ -236,17 +236,7 @@ fn deepest_helper<'a>(main: &Outcome, helpers: &'a [Outcome]) -> Option<&'a Outc
 /// VCF, and the helpers, which skip the root solvers, do not.
 fn allows_vcf(pos: &Position, tt: &Table, m: Point) -> bool {
     let no_stop = AtomicBool::new(false);
-    let limits = Limits {
-        deadline: None,
-        soft_deadline: None,
-        unstable_deadline: None,
-        solver_deadline: None,
-        max_nodes: None,
-        max_depth: 1,
-        root_vcf_nodes: VET_VCF_NODES,
-        root_vct_nodes: 0,
-    };
-    Searcher::new(pos.clone(), tt, &no_stop, limits).allows_vcf(m, VET_VCF_NODES)
+    Searcher::new(pos.clone(), tt, &no_stop, Limits::UNLIMITED).allows_vcf(m, VET_VCF_NODES)
 }
 
 /// VCF nodes spent vetting a helper's move (a few milliseconds at most).

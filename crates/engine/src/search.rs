@@ -77,6 +77,21 @@ pub struct Limits {
     pub root_vct_nodes: u64,
 }
 
+impl Limits {
+    /// No clock, no node limit, no root solvers: for searches bounded by
+    /// their own node allowance (the engine's check of a helper's move).
+    pub const UNLIMITED: Limits = Limits {
+        deadline: None,
+        soft_deadline: None,
+        unstable_deadline: None,
+        solver_deadline: None,
+        max_nodes: None,
+        max_depth: MAX_PLY as i32 / 2,
+        root_vcf_nodes: 0,
+        root_vct_nodes: 0,
+    };
+}
+
 /// What a search found.
 #[derive(Clone, Debug)]
 pub struct Outcome {
@@ -1024,14 +1039,8 @@ mod helper_tests {
         let tt = Table::new(1 << 16);
         let stop = AtomicBool::new(false);
         let limits = Limits {
-            deadline: None,
-            soft_deadline: None,
-            unstable_deadline: None,
-            solver_deadline: None,
-            max_nodes: None,
             max_depth: 12,
-            root_vcf_nodes: 0,
-            root_vct_nodes: 0,
+            ..Limits::UNLIMITED
         };
         let mut s = Searcher::new(Position::new(Rule::Renju), &tt, &stop, limits);
         if let Some(k) = helper {
