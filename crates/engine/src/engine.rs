@@ -213,12 +213,13 @@ impl Engine {
 }
 
 /// The result of a helper that finished a deeper iteration than the main
-/// thread, if any (the deepest, then the best scored): the main thread's
-/// own move when it was decided without the search (a five, a block, a
-/// solver's win) or already proved a win or a loss, unless the helper
-/// proved one too.
+/// thread, if any (the deepest, then the best scored). The main thread's
+/// own move stands when it was decided without the search (a five, a
+/// block, a solver's win) or proved a win; a proved loss gives way only to
+/// a helper's proof (a win the main thread's root did not see, or a longer
+/// resistance).
 fn deepest_helper<'a>(main: &Outcome, helpers: &'a [Outcome]) -> Option<&'a Outcome> {
-    if main.reason != Reason::Search {
+    if main.reason != Reason::Search || main.score >= WIN_BOUND {
         return None;
     }
     helpers
@@ -226,7 +227,7 @@ fn deepest_helper<'a>(main: &Outcome, helpers: &'a [Outcome]) -> Option<&'a Outc
         .filter(|h| {
             h.reason == Reason::Search
                 && h.depth > main.depth
-                && (main.score.abs() < WIN_BOUND || h.score.abs() >= WIN_BOUND)
+                && (main.score > -WIN_BOUND || h.score.abs() >= WIN_BOUND)
         })
         .max_by_key(|h| (h.depth, h.score))
 }
@@ -302,6 +303,9 @@ mod tests {
         let won = outcome("h9", WIN - 11, 9, Reason::Search);
         let chosen = deepest_helper(&lost, std::slice::from_ref(&won)).unwrap();
         assert_eq!((chosen.best, chosen.score), (won.best, won.score));
+        // A proved win is final.
+        let won_at_8 = outcome("h8", WIN - 13, 8, Reason::Search);
+        assert!(deepest_helper(&won_at_8, &helpers).is_none());
     }
 
     #[test]
