@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use renju::{Game, Player, PlayerError, Point, Rule};
 
 use crate::position::Position;
-use crate::search::{Limits, Outcome, Searcher};
+use crate::search::{Limits, Outcome, Reason, Searcher, WIN_BOUND};
 use crate::tt::Table;
 
 /// How the engine searches.
@@ -19,8 +19,11 @@ pub struct EngineConfig {
     /// (no clock decision changes the result, as long as the budget is not
     /// reached first).
     pub max_nodes: Option<u64>,
-    /// Search threads sharing the transposition table (lazy SMP). More than
-    /// one makes results depend on timing.
+    /// Search threads sharing the transposition table (lazy SMP): the main
+    /// thread, which runs the root solvers and decides when to stop, and
+    /// helpers that skip depths to stay ahead of it; a helper's move is
+    /// played when it finished a deeper iteration. More than one makes
+    /// results depend on timing.
     pub threads: usize,
     /// Transposition table size in bytes.
     pub hash_bytes: usize,
@@ -95,6 +98,12 @@ impl Engine {
         self.tt = Table::new(bytes);
     }
 
+    /// Sets the number of search threads (at least one) for the next
+    /// moves (e.g. for Gomocup's `thread_num`).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.config.threads = threads.max(1);
+    }
+
     /// What the last [`Player::pick`] found: score, depth, nodes.
     pub fn last_outcome(&self) -> Option<&Outcome> {
         self.last.as_ref()
@@ -136,24 +145,48 @@ impl Engine {
         };
         let pos = Position::from_moves(game.rule(), game.moves());
         let tt = &self.tt;
-        let outcome = std::thread::scope(|scope| {
-            for k in 1..self.config.threads {
-                let pos = pos.clone();
-                let start_depth = 2 + (k as i32 % 2);
-                scope.spawn(move || {
-                    Searcher::new(pos, tt, stop, limits)
-                        .helper(start_depth)
-                        .think()
-                });
-            }
-            let mut main = Searcher::new(pos, tt, stop, limits);
+        // Only the main thread decides when to stop before the deadline:
+        // a helper that stopped at a soft deadline would leave its core
+        // idle while the main thread goes on.
+        let helper_limits = Limits {
+            soft_deadline: None,
+            unstable_deadline: None,
+            ..limits
+        };
+        let (main, helpers, gap) = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..self.config.threads)
+                .map(|k| {
+                    let pos = pos.clone();
+                    scope.spawn(move || {
+                        Searcher::new(pos, tt, stop, helper_limits)
+                            .helper(k)
+                            .think()
+                    })
+                })
+                .collect();
+            let mut main = Searcher::new(pos.clone(), tt, stop, limits);
             let outcome = main.think();
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            (outcome, main.longest_gap())
+            let helpers: Vec<Outcome> = helpers
+                .into_iter()
+                .filter_map(|h| {
+                    h.join()
+                        .inspect_err(|_| tracing::error!("a helper search thread failed"))
+                        .ok()
+                        .flatten()
+                })
+                .collect();
+            (outcome, helpers, main.longest_gap())
         });
-        let (outcome, gap) = outcome;
         self.stall = gap.max(self.stall.mul_f64(0.75));
-        let mut outcome = outcome.ok_or(PlayerError::NoMove)?;
+        let mut outcome = main.ok_or(PlayerError::NoMove)?;
+        let nodes = outcome.nodes + helpers.iter().map(|h| h.nodes).sum::<u64>();
+        if let Some(deeper) = deepest_helper(&outcome, &helpers)
+            && (deeper.best == outcome.best || !allows_vcf(&pos, tt, deeper.best))
+        {
+            outcome = deeper.clone();
+        }
+        outcome.nodes = nodes;
         if game.check(outcome.best).is_err() {
             // The search only proposes legal moves; this guard keeps a bug
             // from ever costing a game.
@@ -179,6 +212,37 @@ impl Engine {
     }
 }
 
+/// The result of a helper that finished a deeper iteration than the main
+/// thread, if any (the deepest, then the best scored). The main thread's
+/// own move stands when it was decided without the search (a five, a
+/// block, a solver's win) or proved a win; a proved loss gives way only to
+/// a helper's proof (a win the main thread's root did not see, or a longer
+/// resistance).
+fn deepest_helper<'a>(main: &Outcome, helpers: &'a [Outcome]) -> Option<&'a Outcome> {
+    if main.reason != Reason::Search || main.score >= WIN_BOUND {
+        return None;
+    }
+    helpers
+        .iter()
+        .filter(|h| {
+            h.reason == Reason::Search
+                && h.depth > main.depth
+                && (main.score > -WIN_BOUND || h.score.abs() >= WIN_BOUND)
+        })
+        .max_by_key(|h| (h.depth, h.score))
+}
+
+/// Whether the opponent would win by fours after `m` in `pos`: the main
+/// thread keeps such moves out of its root when the opponent threatens a
+/// VCF, and the helpers, which skip the root solvers, do not.
+fn allows_vcf(pos: &Position, tt: &Table, m: Point) -> bool {
+    let no_stop = AtomicBool::new(false);
+    Searcher::new(pos.clone(), tt, &no_stop, Limits::UNLIMITED).allows_vcf(m, VET_VCF_NODES)
+}
+
+/// VCF nodes spent vetting a helper's move (a few milliseconds at most).
+const VET_VCF_NODES: u64 = 2_000;
+
 impl Player for Engine {
     fn name(&self) -> String {
         format!("madang {}", env!("CARGO_PKG_VERSION"))
@@ -193,5 +257,92 @@ impl Player for Engine {
 
     fn pick(&mut self, game: &Game, budget: Duration) -> Result<Point, PlayerError> {
         self.analyse(game, budget).map(|o| o.best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::WIN;
+
+    fn pts(s: &str) -> Vec<Point> {
+        s.split_whitespace().map(|t| t.parse().unwrap()).collect()
+    }
+
+    fn outcome(best: &str, score: i32, depth: i32, reason: Reason) -> Outcome {
+        let best = best.parse().unwrap();
+        Outcome {
+            best,
+            score,
+            depth,
+            nodes: 1,
+            reason,
+            pv: vec![best],
+        }
+    }
+
+    #[test]
+    fn the_deepest_helper_decides_unless_the_main_thread_knows_better() {
+        let main = outcome("h8", 50, 8, Reason::Search);
+        let helpers = [
+            outcome("h9", 70, 9, Reason::Search),
+            outcome("h10", 20, 10, Reason::Search),
+            outcome("h11", 90, 7, Reason::Search),
+        ];
+        assert_eq!(
+            deepest_helper(&main, &helpers).unwrap().best,
+            helpers[1].best
+        );
+        assert!(deepest_helper(&main, &helpers[2..]).is_none());
+        // A move the main thread's solvers or threat checks decided stands.
+        let solved = outcome("h8", WIN - 9, 0, Reason::Vcf);
+        assert!(deepest_helper(&solved, &helpers).is_none());
+        // A proved result is only replaced by a deeper proof.
+        let lost = outcome("h8", -WIN_BOUND - 5, 8, Reason::Search);
+        assert!(deepest_helper(&lost, &helpers).is_none());
+        let won = outcome("h9", WIN - 11, 9, Reason::Search);
+        let chosen = deepest_helper(&lost, std::slice::from_ref(&won)).unwrap();
+        assert_eq!((chosen.best, chosen.score), (won.best, won.score));
+        // A proved win is final.
+        let won_at_8 = outcome("h8", WIN - 13, 8, Reason::Search);
+        assert!(deepest_helper(&won_at_8, &helpers).is_none());
+    }
+
+    #[test]
+    fn a_helper_move_that_lets_the_opponent_win_by_fours_is_vetted() {
+        // Black wins by continuous fours (one of the bench's VCFs) unless
+        // white, to move after a1, stops it: a far corner does not.
+        let moves = pts("h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11 a1");
+        let pos = Position::from_moves(Rule::Renju, &moves);
+        let tt = Table::new(1 << 16);
+        assert!(allows_vcf(&pos, &tt, "o15".parse().unwrap()));
+        let quiet = Position::from_moves(Rule::Renju, &pts("h8 h9"));
+        assert!(!allows_vcf(&quiet, &tt, "o15".parse().unwrap()));
+    }
+
+    #[test]
+    fn several_threads_find_the_same_wins_and_play_legal_moves() {
+        let mut engine = Engine::with_config(
+            Rule::Renju,
+            EngineConfig {
+                threads: 3,
+                hash_bytes: 1 << 20,
+                ..EngineConfig::default()
+            },
+        );
+        let budget = Duration::from_millis(300);
+        // White: d4 e5 f6 (c3 black) and g8 g9: g7 is a four and an open
+        // three.
+        let four_three = pts("c3 d4 a15 e5 o15 f6 o1 g8 a1 g9 m14");
+        let game = Game::from_moves(Rule::Renju, four_three).unwrap();
+        let o = engine.analyse(&game, budget).unwrap();
+        assert_eq!((o.best, o.reason), ("g7".parse().unwrap(), Reason::Vcf));
+        let midgame = pts("h8 h9 g10 i8 j9 g8 i10 h10 i9 g9 f10 e11 h7 j7");
+        let game = Game::from_moves(Rule::Renju, midgame).unwrap();
+        let o = engine.analyse(&game, budget).unwrap();
+        assert!(game.check(o.best).is_ok(), "{o:?}");
+        assert!(o.depth >= 2 && o.nodes > 0, "{o:?}");
+        engine.set_threads(0);
+        assert_eq!(engine.config().threads, 1);
     }
 }

@@ -77,6 +77,21 @@ pub struct Limits {
     pub root_vct_nodes: u64,
 }
 
+impl Limits {
+    /// No clock, no node limit, no root solvers: for searches bounded by
+    /// their own node allowance (the engine's check of a helper's move).
+    pub const UNLIMITED: Limits = Limits {
+        deadline: None,
+        soft_deadline: None,
+        unstable_deadline: None,
+        solver_deadline: None,
+        max_nodes: None,
+        max_depth: MAX_PLY as i32 / 2,
+        root_vcf_nodes: 0,
+        root_vct_nodes: 0,
+    };
+}
+
 /// What a search found.
 #[derive(Clone, Debug)]
 pub struct Outcome {
@@ -178,7 +193,8 @@ pub struct Searcher<'a> {
     root_line: PvLine,
     vcf_fails: Vec<u64>,
     start_depth: i32,
-    helper: bool,
+    /// The helper's index (from 1), `None` for the main thread.
+    helper: Option<usize>,
     /// When the clock was last read, and the longest time between two
     /// reads: on a loaded machine the thread loses the processor for that
     /// long, and so may the reply on its way to the manager.
@@ -208,7 +224,7 @@ impl<'a> Searcher<'a> {
             root_line: PvLine::default(),
             vcf_fails: vec![0; 1 << 16],
             start_depth: 1,
-            helper: false,
+            helper: None,
             last_clock: Instant::now(),
             longest_gap: Duration::ZERO,
             solver_deadline: None,
@@ -216,14 +232,45 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Makes this a helper thread of lazy SMP: it only fills the shared
-    /// table, so it skips the root solvers (the main thread runs them) and
-    /// starts iterative deepening at `depth` to spread the threads over
-    /// depths.
-    pub fn helper(mut self, depth: i32) -> Self {
-        self.start_depth = depth.max(1);
-        self.helper = true;
+    /// Makes this the `index`-th (from 1) helper thread of lazy SMP: it
+    /// skips the root solvers (the main thread runs them) and, so that the
+    /// threads do not all search the same iteration at once, it starts one
+    /// depth ahead of the main thread and skips the depths of its skip
+    /// pattern (see [`Searcher::skips`]).
+    pub fn helper(mut self, index: usize) -> Self {
+        self.start_depth = 2;
+        self.helper = Some(index.max(1));
         self
+    }
+
+    /// Whether this helper leaves iteration `depth` to the other threads.
+    /// The helpers are numbered from 0 in groups of `2 s` helpers for
+    /// block size `s` = 1, 2, 3, ...; a helper searches blocks of `s`
+    /// depths and skips every other block, shifted by its place in the
+    /// group (the pattern of Stockfish's lazy SMP). The first helper
+    /// searches the even depths: one ahead of the main thread.
+    fn skips(&self, depth: i32) -> bool {
+        let Some(index) = self.helper else {
+            return false;
+        };
+        let k = (index - 1) as i32;
+        let size = (1..).take_while(|s| s * (s - 1) <= k).last().unwrap_or(1);
+        let phase = k - size * (size - 1);
+        ((depth + phase) / size) % 2 == 1
+    }
+
+    /// Whether the opponent wins by continuous fours after the side to
+    /// move plays `m` (the check the main thread makes on its root moves,
+    /// for the engine to vet a helper's move), within `budget` nodes; a
+    /// four of our own forces the reply and is never refuted this way.
+    pub fn allows_vcf(&mut self, m: Point, budget: u64) -> bool {
+        if self.pos.threat(self.pos.side(), m).is_four() {
+            return false;
+        }
+        self.pos.play(m);
+        let lost = self.vcf(ROOT_VCF_DEPTH, self.nodes + budget).is_some();
+        self.pos.undo();
+        lost
     }
 
     /// The longest time between two reads of the clock so far.
@@ -714,7 +761,7 @@ impl<'a> Searcher<'a> {
         // On a loaded machine the solvers' node allowances alone could take
         // the whole move and leave the search a depth or two.
         self.solver_deadline = self.limits.solver_deadline;
-        if t.opp_five.is_none() && !self.helper {
+        if t.opp_five.is_none() && self.helper.is_none() {
             let budget = self.limits.root_vcf_nodes;
             if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget) {
                 return Some(decided(p, WIN - n, Reason::Vcf, self.nodes));
@@ -735,7 +782,7 @@ impl<'a> Searcher<'a> {
                     Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
                 return Some(decided(p, -WIN + 2, Reason::Forced, self.nodes));
             }
-        } else if t.opp_five.is_none() && !self.helper {
+        } else if t.opp_five.is_none() && self.helper.is_none() {
             self.refute_vcf(&mut root);
         }
         self.solver_deadline = None;
@@ -752,6 +799,9 @@ impl<'a> Searcher<'a> {
             pv: Vec::new(),
         };
         for depth in self.start_depth..=self.limits.max_depth {
+            if self.skips(depth) {
+                continue;
+            }
             let (score, index, complete) = self.search_root(&root, depth);
             let mut changed = false;
             if index.is_some() || complete {
@@ -977,5 +1027,39 @@ mod tests {
         assert_eq!(searched.reason, Reason::Search, "{searched:?}");
         assert_eq!(searched.best, solved.best);
         assert!(searched.score >= WIN_BOUND, "{searched:?}");
+    }
+}
+
+#[cfg(test)]
+mod helper_tests {
+    use super::*;
+    use renju::Rule;
+
+    fn depths(helper: Option<usize>) -> Vec<i32> {
+        let tt = Table::new(1 << 16);
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            max_depth: 12,
+            ..Limits::UNLIMITED
+        };
+        let mut s = Searcher::new(Position::new(Rule::Renju), &tt, &stop, limits);
+        if let Some(k) = helper {
+            s = s.helper(k);
+        }
+        (s.start_depth..=12).filter(|&d| !s.skips(d)).collect()
+    }
+
+    #[test]
+    fn helpers_spread_over_the_depths() {
+        assert_eq!(depths(None), (1..=12).collect::<Vec<_>>());
+        // The first helper stays one iteration ahead of the main thread.
+        assert_eq!(depths(Some(1)), [2, 4, 6, 8, 10, 12]);
+        assert_eq!(depths(Some(2)), [3, 5, 7, 9, 11]);
+        // The next ones search pairs of depths, in turn.
+        assert_eq!(depths(Some(3)), [4, 5, 8, 9, 12]);
+        assert_eq!(depths(Some(4)), [3, 4, 7, 8, 11, 12]);
+        assert_eq!(depths(Some(6)), [2, 5, 6, 9, 10]);
+        // Then blocks of three.
+        assert_eq!(depths(Some(7)), [2, 6, 7, 8, 12]);
     }
 }

@@ -143,4 +143,41 @@ mod tests {
         t.clear();
         assert_eq!(t.probe(0xdead_beef), None);
     }
+
+    /// Threads storing different entries into one slot, for the same
+    /// position and for another one, while another thread probes: a read
+    /// torn between two writes must fail the key check, never mix one
+    /// write's move with another's score or hand one position's entry to
+    /// another.
+    #[test]
+    fn racing_writers_never_yield_a_torn_entry() {
+        let t = Table::new(1 << 14);
+        let key = 0x0123_4567_89ab_cdef_u64;
+        let other = key ^ (0x5a5a << 40);
+        let entry = |best: &str, score, depth, bound| Entry {
+            best: Some(best.parse().unwrap()),
+            score,
+            depth,
+            bound,
+        };
+        let a = entry("h8", 120, 5, Bound::Exact);
+        let b = entry("a1", -29_990, 9, Bound::Exact);
+        let c = entry("o15", 29_993, 3, Bound::Exact);
+        let rounds = 200_000;
+        let torn = std::thread::scope(|s| {
+            s.spawn(|| (0..rounds).for_each(|_| t.store(key, a)));
+            s.spawn(|| (0..rounds).for_each(|_| t.store(key, b)));
+            s.spawn(|| (0..rounds).for_each(|_| t.store(other, c)));
+            let reader = s.spawn(|| {
+                (0..rounds)
+                    .filter(|_| {
+                        t.probe(key).is_some_and(|e| e != a && e != b)
+                            || t.probe(other).is_some_and(|e| e != c)
+                    })
+                    .count()
+            });
+            reader.join().unwrap()
+        });
+        assert_eq!(torn, 0);
+    }
 }

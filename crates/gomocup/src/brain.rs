@@ -27,6 +27,10 @@ pub const MAX_PENDING: usize = 256;
 /// values are not a real limit, and would overflow the clock.
 pub const MAX_TURN: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// The most search threads `INFO thread_num` can ask for; more are
+/// capped (each thread costs memory and a manager's number is not checked).
+pub const MAX_THREADS: usize = 256;
+
 /// What the brain says about itself in answer to `ABOUT`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct About {
@@ -76,6 +80,9 @@ pub enum BrainOutput {
     NewGame(Rule),
     /// The manager limits memory to this many bytes.
     MaxMemory(u64),
+    /// The manager asks for this many search threads (`INFO thread_num`,
+    /// at least 1, at most [`MAX_THREADS`]), from the next move on.
+    Threads(usize),
     /// The manager said `END`: exit (a search in progress was told to
     /// stop just before).
     Exit,
@@ -416,6 +423,11 @@ impl BrainProtocol {
             ("max_memory", Some(n)) => {
                 self.info.max_memory = n;
                 self.outputs.push_back(BrainOutput::MaxMemory(n));
+            }
+            // 0 would be no thread at all: ignored like a bad value.
+            ("thread_num", Some(n)) if n > 0 => {
+                let n = usize::try_from(n).unwrap_or(usize::MAX).min(MAX_THREADS);
+                self.outputs.push_back(BrainOutput::Threads(n));
             }
             ("rule", Some(n)) => {
                 let Some(rule) = u32::try_from(n).ok().and_then(Rule::from_gomocup_code) else {
@@ -772,6 +784,21 @@ mod tests {
             b.line("INFO max_memory 83886080")[..],
             [BrainOutput::MaxMemory(83_886_080)]
         ));
+        // c-gomoku-cli's `-each thread=N`; nonsense is ignored, excess capped.
+        assert!(matches!(
+            b.line("INFO thread_num 2")[..],
+            [BrainOutput::Threads(2)]
+        ));
+        assert!(matches!(
+            b.line("INFO THREAD_NUM 100000000000")[..],
+            [BrainOutput::Threads(MAX_THREADS)]
+        ));
+        for bad in ["0", "-2", "two", ""] {
+            assert!(
+                b.line(&format!("INFO thread_num {bad}")).is_empty(),
+                "{bad}"
+            );
+        }
         b.line("INFO timeout_turn 5000");
         b.line("INFO timeout_match 100000");
         b.line("INFO time_left 20000");

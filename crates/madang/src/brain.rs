@@ -22,7 +22,8 @@ use crate::lines::{self, LineError};
 /// Arguments of `madang brain`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Search threads.
+    /// Search threads (lazy SMP); a manager's `INFO thread_num` replaces
+    /// it, up to the number of cores.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: u16,
     /// Transposition table size in MiB (lowered to fit the manager's
@@ -104,6 +105,7 @@ enum Job {
     },
     NewGame(Rule),
     HashBytes(usize),
+    Threads(usize),
 }
 
 /// Plays the protocol over `input` and `output` until `END`, or until the
@@ -250,6 +252,11 @@ fn carry_out(
                 };
                 send_job(jobs, Job::HashBytes(wanted_hash.min(cap)))?;
             }
+            BrainOutput::Threads(n) => {
+                // More threads than cores would only take turns on them.
+                let cores = std::thread::available_parallelism().map_or(1, usize::from);
+                send_job(jobs, Job::Threads(n.min(cores)))?;
+            }
             BrainOutput::Exit => {
                 output.flush()?;
                 return Ok(false);
@@ -309,6 +316,7 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                     tracing::warn!("new game: {e}");
                 }
             }
+            Job::Threads(n) => engine.set_threads(n),
             Job::HashBytes(bytes) => {
                 if bytes != engine.config().hash_bytes {
                     engine.set_hash_bytes(bytes);
@@ -392,6 +400,41 @@ mod tests {
         assert_eq!(lag.margin(ms(1000)), ms(12));
         lag.saw(ms(400));
         assert_eq!(lag.margin(ms(200)), ms(50));
+    }
+
+    #[test]
+    fn the_managers_thread_count_reaches_the_engine() {
+        let now = Instant::now();
+        let mut protocol = BrainProtocol::new(About {
+            name: "t".to_owned(),
+            version: "1".to_owned(),
+            author: "a".to_owned(),
+            country: "KR".to_owned(),
+        });
+        protocol.handle(BrainEvent::Line("INFO thread_num 64"), now);
+        let (jobs, jobs_rx) = std::sync::mpsc::channel();
+        let mut out = Vec::new();
+        let mut lag = Lag::default();
+        assert!(
+            carry_out(
+                &mut protocol,
+                &mut out,
+                &jobs,
+                &mut None,
+                &mut lag,
+                1 << 20,
+                now
+            )
+            .unwrap()
+        );
+        // Capped at the cores: more threads would only take turns.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert!(matches!(jobs_rx.try_recv(), Ok(Job::Threads(n)) if n == cores.min(64)));
+        assert!(out.is_empty());
+        // And a brain told to use two threads plays on.
+        let out = talk("START 15\nINFO thread_num 2\nINFO timeout_turn 500\nBEGIN\nTURN 8,8\n");
+        assert_eq!(out[..2], ["OK", "7,7"]);
+        assert!(gomocup::parse_point(&out[2]).is_some(), "{out:?}");
     }
 
     #[test]
