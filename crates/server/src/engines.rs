@@ -178,7 +178,7 @@ pub struct Analysis {
 }
 
 /// Analyses under way at once, server-wide: each takes a core for a
-/// second and a table of [`HASH_BYTES`], so requests past this are refused
+/// second and a 16 MiB table, so requests past this are refused
 /// rather than queued on the blocking threads (where any number of them
 /// would slow every room and hold memory without bound).
 pub const ANALYSES_AT_ONCE: usize = 2;
