@@ -875,7 +875,6 @@ impl<'a> Searcher<'a> {
         if root.len() < 2 {
             return;
         }
-        let me = self.pos.side();
         let allowance = self.limits.root_vcf_nodes / 2;
         self.pos.toggle_pass();
         let budget = self.nodes + allowance / 4;
@@ -890,12 +889,7 @@ impl<'a> Searcher<'a> {
             if self.stopped {
                 return;
             }
-            let four = self.pos.threat(me, m).is_four();
-            self.pos.play(m);
-            let budget = self.nodes + per_move;
-            let refuted = four || self.vcf(ROOT_VCF_DEPTH, budget).is_none();
-            self.pos.undo();
-            if refuted {
+            if !self.allows_vcf(m, per_move) {
                 kept.push((m, score));
             }
         }
