@@ -251,7 +251,7 @@ pub type EvalValues<const N: usize> = [[[i32; N]; 2]; 2];
 /// every free refit raised them about threefold, and the one screened
 /// (session 7) played no better (see BENCHMARKS.md, "Session 8: evaluation
 /// (eval8)").
-const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
+const EVAL_LINE: EvalValues<11> = [
     [
         [3, -224, 0, 2, 2, 10, 37, 233, 244, 993, 625],
         [2, -344, 0, 2, 6, 3, 23, 104, 118, 263, 500],
@@ -263,7 +263,7 @@ const EVAL_LINE: [[[i32; 11]; 2]; 2] = [
 ];
 /// The evaluation's extra value of a combination of lines, laid out as
 /// [`EVAL_LINE`].
-const EVAL_THREAT: [[[i32; 9]; 2]; 2] = [
+const EVAL_THREAT: EvalValues<9> = [
     [
         [-6, -136, -30, -393, -59, 315, 1097, 882, 750],
         [-5, -70, -2, -425, 81, 281, 809, 253, 600],
