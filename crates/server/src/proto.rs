@@ -187,24 +187,22 @@ fn no_clock() -> TimeControl {
 
 /// A clock of `create`, refusing fields its kind does not have, as every
 /// other part of a message does (the clock's own type, shared with files
-/// and the referee, lets them pass).
+/// and the referee, lets them pass). A field is known when the clock read
+/// leniently writes it back, so the clock's type stays the one list of them.
 fn strict_clock<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TimeControl, D::Error> {
     use serde::de::Error;
     let value = serde_json::Value::deserialize(d)?;
-    let known: &[&str] = match value.get("kind").and_then(serde_json::Value::as_str) {
-        Some("per_move") => &["kind", "ms"],
-        Some("per_game") => &["kind", "base_ms", "increment_ms"],
-        _ => &["kind"],
-    };
+    let clock = TimeControl::deserialize(&value).map_err(D::Error::custom)?;
+    let known = serde_json::to_value(clock).map_err(D::Error::custom)?;
     let unknown = value
         .as_object()
-        .and_then(|fields| fields.keys().find(|k| !known.contains(&k.as_str())));
-    if let Some(field) = unknown {
-        return Err(D::Error::custom(format!(
+        .and_then(|fields| fields.keys().find(|k| known.get(k.as_str()).is_none()));
+    match unknown {
+        Some(field) => Err(D::Error::custom(format!(
             "unknown field `{field}` in clock"
-        )));
+        ))),
+        None => Ok(clock),
     }
-    TimeControl::deserialize(value).map_err(D::Error::custom)
 }
 
 /// Error codes of `error` messages (stable; the text may change).
