@@ -325,6 +325,13 @@ pub struct Snapshot {
     /// every snapshot: a state is built per move, so its moves are not
     /// formatted and allocated again each time).
     pub moves: Vec<&'static str>,
+    /// Which line of stones `moves` belongs to (not sent): of two snapshots
+    /// of one room with the same `game` and `line`, the shorter `moves` is
+    /// the start of the longer, so a host can tell that one move was added
+    /// from the lengths alone. Stones only come off with a new table (a
+    /// takeback replays the game on one), which changes it.
+    #[serde(skip)]
+    pub line: u64,
     /// The side to move while playing.
     pub to_move: Option<&'static str>,
     /// Black's forbidden points, when black is to move.
@@ -389,6 +396,8 @@ pub struct Room {
     members: BTreeMap<ClientId, (String, Member)>,
     phase: Phase,
     game_no: u32,
+    /// How many times `table` was replaced ([`Snapshot::line`]).
+    tables: u64,
     /// When an empty room closes.
     empty_until: Option<Instant>,
     outputs: VecDeque<Output>,
@@ -412,6 +421,7 @@ impl Room {
             members: BTreeMap::new(),
             phase: Phase::Waiting,
             game_no: 0,
+            tables: 0,
             empty_until,
             outputs: VecDeque::new(),
         }
@@ -607,6 +617,7 @@ impl Room {
             status: "waiting",
             game: self.game_no,
             moves: self.each_move(point_name),
+            line: self.tables,
             to_move: None,
             forbidden: Vec::new(),
             clock: ClockView {
@@ -1042,7 +1053,7 @@ impl Room {
             table.handle_frame(color, PlayerMsg::Put(p.to_byte()).encode(), now);
         }
         while table.poll_action().is_some() {}
-        self.table = table;
+        self.replace_table(table);
         if let Phase::Playing {
             clock,
             times,
@@ -1112,8 +1123,7 @@ impl Room {
     /// is the room's.
     fn finish(&mut self, winner: Option<Color>, reason: EndReason, now: Instant) {
         let moves = self.moves();
-        let mut table = Table::new(*self.table.config());
-        std::mem::swap(&mut table, &mut self.table);
+        let mut table = self.replace_table(Table::new(*self.table.config()));
         // Programs never resign or agree, but a program seated here must
         // still hear how its game ended: let the old table end it by the
         // loser's departure and forward its frames.
@@ -1123,6 +1133,13 @@ impl Room {
             table.handle_gone(loser, now);
             self.forward_bot_actions(&mut table);
         }
+    }
+
+    /// Puts `table` in place of the room's (the only way stones come off
+    /// the line [`Room::snapshot`] shows); returns the old one.
+    fn replace_table(&mut self, table: Table) -> Table {
+        self.tables += 1;
+        std::mem::replace(&mut self.table, table)
     }
 
     /// Carries out the table's actions.

@@ -490,7 +490,9 @@ struct MovedMsg<'a> {
 
 /// The move `next` adds to `prev` when nothing else changed but what a
 /// `moved` message carries (side to move, forbidden points, clocks);
-/// `None` when a complete state is needed.
+/// `None` when a complete state is needed. It costs the same at every
+/// move of a game: the moves before the last are `prev`'s when the room
+/// says they are on the same line ([`Snapshot::line`]), not compared.
 fn added_move(prev: &Snapshot, next: &Snapshot) -> Option<&'static str> {
     // Every field is named, so that a field added to the snapshot must be
     // decided on here.
@@ -503,6 +505,7 @@ fn added_move(prev: &Snapshot, next: &Snapshot) -> Option<&'static str> {
         status,
         game,
         moves,
+        line,
         to_move: _,
         forbidden: _,
         clock: _,
@@ -511,7 +514,7 @@ fn added_move(prev: &Snapshot, next: &Snapshot) -> Option<&'static str> {
         rematch,
         result,
     } = next;
-    let (last, before) = moves.split_last()?;
+    let last = moves.last()?;
     let same = *rule == prev.rule
         && *time_control == prev.time_control
         && *seats == prev.seats
@@ -523,7 +526,8 @@ fn added_move(prev: &Snapshot, next: &Snapshot) -> Option<&'static str> {
         && *takeback_request == prev.takeback_request
         && *rematch == prev.rematch
         && *result == prev.result
-        && before == prev.moves.as_slice();
+        && *line == prev.line
+        && moves.len() == prev.moves.len() + 1;
     same.then_some(*last)
 }
 
@@ -779,6 +783,7 @@ mod tests {
             status: "playing",
             game: 1,
             moves: moves.to_vec(),
+            line: 0,
             to_move: Some(to_move),
             forbidden: Vec::new(),
             clock: ClockView {
@@ -802,7 +807,11 @@ mod tests {
         // Not one move more: nothing, two moves, or a different line.
         assert_eq!(added_move(&prev, &snapshot(&["h8"])), None);
         assert_eq!(added_move(&prev, &snapshot(&["h8", "i9", "j9"])), None);
-        assert_eq!(added_move(&prev, &snapshot(&["j9", "i9"])), None);
+        // Stones taken back and others played: the room says it is
+        // another line.
+        let mut other_line = snapshot(&["j9", "i9"]);
+        other_line.line = 1;
+        assert_eq!(added_move(&prev, &other_line), None);
         assert_eq!(added_move(&snapshot(&[]), &snapshot(&[])), None);
         // One move more, but something else changed too.
         let changed: [fn(&mut Snapshot); 5] = [

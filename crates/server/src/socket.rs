@@ -271,11 +271,21 @@ impl Connected<IncomingStream<'_, Listener>> for Peer {
     }
 }
 
+/// The kernel's send buffer of a WebSocket, asked for at the upgrade
+/// (Linux keeps twice this for its own accounting). Game messages are a
+/// few hundred bytes, so it holds hundreds of them; a client that never
+/// reads holds at most this much of the kernel's memory (the default grows
+/// to 4 MiB), then its frames wait in [`Out::pending`], which is bounded
+/// too. Pages keep the default, which grows for their larger responses.
+pub(crate) const SEND_BUFFER: usize = 64 << 10;
+
 impl Peer {
     /// The connection becomes a WebSocket: the handshake time no longer
-    /// applies.
+    /// applies, and the kernel's send buffer is capped at [`SEND_BUFFER`].
     pub(crate) fn upgrading(&self) {
         self.0.upgraded.store(true, Ordering::Relaxed);
+        // Without it the connection still works, with the default buffer.
+        let _ = socket2::SockRef::from(&self.0.tcp).set_send_buffer_size(SEND_BUFFER);
     }
 }
 
@@ -384,10 +394,14 @@ mod tests {
         }
     }
 
-    /// A socket of ours and the client's end of it.
+    /// A socket of ours and the client's end of it, whose receive buffer
+    /// is as small as our WebSockets' send buffer (so that what the kernel
+    /// holds for a client that does not read is bounded on both ends).
     async fn pair() -> (Arc<Socket>, TcpStream) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap());
+        let client = tokio::net::TcpSocket::new_v4().unwrap();
+        client.set_recv_buffer_size(SEND_BUFFER as u32).unwrap();
+        let client = client.connect(listener.local_addr().unwrap());
         let (client, accepted) = tokio::join!(client, listener.accept());
         let tcp = accepted.unwrap().0;
         let socket = Socket {
@@ -473,6 +487,65 @@ mod tests {
             read += 1;
         }
         assert!(read < sent);
+    }
+
+    #[tokio::test]
+    async fn a_client_that_never_reads_holds_bounded_memory_and_slows_no_one() {
+        const LEN: usize = 1 << 10;
+        let frame = |i: usize| Bytes::from(vec![i as u8; LEN]);
+        let (slow, _never_reads) = pair().await;
+        let (fast, mut reader) = pair().await;
+        for socket in [&slow, &fast] {
+            Peer(Arc::clone(socket)).upgrading();
+        }
+        let kernel = socket2::SockRef::from(&slow.tcp)
+            .send_buffer_size()
+            .unwrap();
+        assert!(kernel <= 2 * SEND_BUFFER, "send buffer {kernel}");
+        // The reading client's connection task writes what waits for it.
+        let writer = tokio::spawn({
+            let fast = Arc::clone(&fast);
+            async move { fast.ended().await }
+        });
+        let reading = tokio::spawn(async move {
+            let mut got = vec![0; LEN];
+            let mut read = 0;
+            while reader.read_exact(&mut got).await.is_ok() {
+                assert!(got.iter().all(|&b| b == read as u8), "frame {read} whole");
+                read += 1;
+            }
+            read
+        });
+        // Both get the same frames, as a room's members do, until the one
+        // that never reads is ended.
+        let mut sent = 0;
+        let mut in_kernel = None;
+        while slow.send(frame(sent)) {
+            if in_kernel.is_none() && !slow.out().pending.is_empty() {
+                in_kernel = Some(sent * LEN);
+            }
+            assert!(fast.send(frame(sent)), "the reading client kept up");
+            sent += 1;
+            tokio::task::yield_now().await;
+        }
+        // What the kernel took for it: its send buffer and the client's
+        // receive buffer (each kept at twice the size asked), no more.
+        let in_kernel = in_kernel.unwrap();
+        assert!(
+            in_kernel <= 4 * SEND_BUFFER,
+            "{in_kernel} bytes in the kernel"
+        );
+        // Then at most `CLIENT_QUEUE` frames waited (shared with the other
+        // members in a room) before it was ended and they were dropped.
+        assert_eq!(sent, in_kernel / LEN + CLIENT_QUEUE);
+        slow.ended().await;
+        drop(Owned(slow));
+        // The other client got every frame, in order.
+        assert!(fast.send(frame(sent)));
+        fast.ask_close();
+        writer.await.unwrap();
+        drop(Owned(fast));
+        assert_eq!(reading.await.unwrap(), sent + 1);
     }
 
     #[tokio::test]

@@ -35,7 +35,7 @@ impl Playing {
     fn send_all(&mut self) {
         while let Some((i, text)) = self.room.poll_output() {
             if let Some(conn) = &mut self.conns[i]
-                && !conn.send(text)
+                && !conn.send_text(text)
             {
                 self.close(i);
             }
@@ -48,8 +48,13 @@ impl Playing {
             return;
         };
         let room = &mut self.room;
-        if let Reads::Closed = conn.read(|text, at| room.handle(i, text, at)) {
-            self.close(i);
+        match conn.read(|text, at| room.handle(i, text, at)) {
+            Reads::Waiting => {}
+            Reads::Closed => self.close(i),
+            Reads::Bad(bad) => {
+                self.room.bad_frame(&bad);
+                self.close(i);
+            }
         }
     }
 

@@ -351,6 +351,13 @@ impl Room {
         }
     }
 
+    /// A member's connection had a frame no server may send (the
+    /// connection is then closed, which counts too).
+    pub(super) fn bad_frame(&mut self, why: &super::socket::BadFrame) {
+        self.shared
+            .error(format!("a bad frame from the server: {why}"));
+    }
+
     /// Whether the players have stopped and every open connection has seen
     /// every move sent.
     pub(super) fn done(&self) -> bool {

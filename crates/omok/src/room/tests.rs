@@ -268,6 +268,59 @@ fn takeback_draw_resign_and_rematch_with_colours_swapped() {
 }
 
 #[test]
+fn states_on_one_line_only_add_stones() {
+    let mut h = two_people(TimeControl::None);
+    let m = |point| Input::Move(p(point));
+    let script = [
+        (1, m("h8")),
+        (2, m("h9")),
+        (1, m("i8")),
+        // White takes back its stone and black's after it; two others
+        // follow.
+        (2, Input::Takeback),
+        (1, Input::AcceptTakeback),
+        (2, m("j9")),
+        (1, m("i7")),
+        // Black takes back its own last stone.
+        (1, Input::Takeback),
+        (2, Input::AcceptTakeback),
+        (1, m("g7")),
+        (2, Input::Resign),
+        (1, Input::Rematch),
+        (2, Input::Rematch),
+        (2, m("h8")),
+        (1, m("a1")),
+    ];
+    let mut states = Vec::new();
+    for (from, input) in script {
+        h.send(from, input);
+        for output in h.take() {
+            match output {
+                Output::State(s) => states.push(*s),
+                Output::Refused { why, .. } => panic!("refused: {why}"),
+                _ => {}
+            }
+        }
+    }
+    let mut lines = std::collections::BTreeSet::new();
+    for (i, a) in states.iter().enumerate() {
+        lines.insert((a.game, a.line));
+        for b in &states[i..] {
+            if (a.game, a.line) == (b.game, b.line) {
+                let (short, long) = if a.moves.len() <= b.moves.len() {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                assert_eq!(short.moves, long.moves[..short.moves.len()]);
+            }
+        }
+    }
+    // Each takeback, the resignation and the new game began a line.
+    assert!(lines.len() >= 5, "{lines:?}");
+}
+
+#[test]
 fn the_engine_is_asked_once_and_grants_takebacks() {
     let mut h = Harness::new(config(TimeControl::None));
     h.join(1, "a", true);
