@@ -37,6 +37,14 @@ pub struct Args {
     /// Most connections (browsers, programs) at once.
     #[arg(long, default_value_t = 20_000)]
     max_connections: usize,
+    /// Most web connections at once that are not yet WebSockets (page
+    /// loads, upgrades under way); past it a new one gets HTTP 503.
+    #[arg(long, default_value_t = 4_096)]
+    max_handshakes: usize,
+    /// Most connections in one room (players and watchers); past it a
+    /// watcher's join gets `room_full`.
+    #[arg(long, default_value_t = 200)]
+    room_members: usize,
     /// Most engines playing in rooms at once (each built-in one keeps
     /// 16 MiB for its room's life; an operator's engine is a process).
     #[arg(long, default_value_t = 128)]
@@ -76,6 +84,8 @@ pub fn run(args: Args) -> Result<()> {
         grace: args.grace,
         max_rooms: args.max_rooms,
         max_connections: args.max_connections,
+        max_handshakes: args.max_handshakes,
+        room_members: args.room_members,
         engines: args.engines,
         max_engines: args.max_engines,
         ..server::Config::default()

@@ -741,11 +741,30 @@ impl Room {
         self.outputs.push_back(Output::State(Box::new(snapshot)));
     }
 
+    /// The seat a person holding `token` has, if any.
+    fn own_seat(&self, token: &str) -> Option<usize> {
+        (0..2).find(
+            |&s| matches!(&self.seats[s], Some(Occupant::Person { token: t, .. }) if t == token),
+        )
+    }
+
+    /// Whether a `Join` with `token` and `play` would hold a seat (its
+    /// own, or a free one) rather than watch: a host that bounds watchers
+    /// never turns such a join away.
+    pub fn would_seat(&self, token: &str, play: bool) -> bool {
+        self.own_seat(token).is_some()
+            || (play
+                && matches!(self.phase, Phase::Waiting)
+                && self.seats.iter().any(Option::is_none))
+    }
+
+    /// Whether connection `from` holds a seat (a watcher does not).
+    pub fn holds_seat(&self, from: ClientId) -> bool {
+        matches!(self.members.get(&from), Some((_, Member::Seat(_))))
+    }
+
     fn join(&mut self, from: ClientId, name: String, token: String, play: bool, now: Instant) {
-        let own = (0..2).find(
-            |&s| matches!(&self.seats[s], Some(Occupant::Person { token: t, .. }) if *t == token),
-        );
-        let member = match own {
+        let member = match self.own_seat(&token) {
             Some(seat) => {
                 if let Some(Occupant::Person { gone_until, .. }) = &mut self.seats[seat] {
                     *gone_until = None;

@@ -70,7 +70,7 @@ const conn = {
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "welcome") { this.welcome = msg; setConnected(true); this.onOpen && this.onOpen(msg); return; }
       if (msg.type === "error") {
-        if (msg.code === "server_full" || msg.code === "too_many_rooms") showProblem(msg.message);
+        if (["server_full", "too_many_rooms", "room_full"].includes(msg.code)) showProblem(msg.message);
         else toast(msg.message);
       }
       for (const f of this.handlers) f(msg);
@@ -363,6 +363,9 @@ function roomPage(id) {
       analysis.replaceChildren(...analysisView(msg.analysis, state));
     } else if (msg.type === "error" && msg.code === "no_such_room") {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
+    } else if (msg.type === "error" && msg.code === "busy" && !state) {
+      // Many arrived at once and the room turned this join away: come in a moment later.
+      setTimeout(join, 1000);
     }
   });
   // Time left on colour `c`'s clock now (counted down from the state).
@@ -382,7 +385,8 @@ function roomPage(id) {
     shown.textContent = fmtClock(left);
     shown.classList.toggle("low", left != null && left < 10000);
   }, 250);
-  return () => conn.send({ type: "join", room: id, play: !watchOnly });
+  const join = () => conn.send({ type: "join", room: id, play: !watchOnly });
+  return join;
 }
 
 function capital(word) { return word[0].toUpperCase() + word.slice(1); }

@@ -279,10 +279,14 @@ export function bingoRoomPage(ctx, id) {
       chatLog.scrollTop = chatLog.scrollHeight;
     } else if (msg.type === "error" && msg.code === "no_such_room") {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
+    } else if (msg.type === "error" && msg.code === "busy" && !state) {
+      // Many arrived at once and the room turned this join away: come in a moment later.
+      setTimeout(join, 1000);
     }
   });
   setInterval(() => { if (state && state.turn_ms != null && state.status === "playing") status.textContent = statusLine(); }, 500);
-  return () => conn.send({ type: "join", room: id, play: !watchOnly });
+  const join = () => conn.send({ type: "join", room: id, play: !watchOnly });
+  return join;
 }
 
 // ---- replay ------------------------------------------------------------------------
