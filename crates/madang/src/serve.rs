@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long, default_value_t = 4_096)]
     max_handshakes: usize,
     /// Most connections in one room (players and watchers); past it a
-    /// watcher's join gets `room_full`.
+    /// watcher's join gets `too_many_watchers`.
     #[arg(long, default_value_t = 200)]
     room_members: usize,
     /// Most engines playing in rooms at once (each built-in one keeps

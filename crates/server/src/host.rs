@@ -110,6 +110,7 @@ pub(crate) fn spawn<R: HostedRoom>(
 
 async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<RoomCmd>) {
     loop {
+        let mut left = None;
         let deadline = room.poll_timeout().map(TokioInstant::from_std);
         tokio::select! {
             cmd = rx.recv() => {
@@ -134,7 +135,13 @@ async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<
                         let leaving = input == Input::Leave;
                         room.input(&mut host, from, input, now);
                         if leaving {
-                            host.members.remove(&from);
+                            // A program on the referee port that half-closed
+                            // still reads: it gets what its leaving brings
+                            // (its End), and the referee port closes it.
+                            match host.members.get(&from) {
+                                Some(m) if m.sink.is_referee_port() => left = Some(from),
+                                _ => drop(host.members.remove(&from)),
+                            }
                         }
                     }
                     RoomCmd::Analyse { from } => room.analyse(&mut host, from, now),
@@ -154,6 +161,9 @@ async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<
         }
         if !room.outputs(&mut host).await {
             break;
+        }
+        if let Some(from) = left {
+            host.members.remove(&from);
         }
     }
     host.registry.remove(&host.id);

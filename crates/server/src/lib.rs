@@ -74,7 +74,7 @@ pub struct Config {
     /// one is answered HTTP 503 and closed.
     pub max_handshakes: usize,
     /// At most this many connections in one room: past it a watcher's
-    /// `join` gets `room_full` (a seat's never does).
+    /// `join` gets `too_many_watchers` (a seat's never does).
     pub room_members: usize,
     /// What a room takes of the messages that go to all its members.
     pub room_rates: RoomRates,

@@ -120,7 +120,7 @@ impl RoomLimits {
         }
         if !again && members >= self.members {
             return Err((
-                ErrorCode::RoomFull,
+                ErrorCode::TooManyWatchers,
                 "the room has as many watchers as it allows; try again later",
             ));
         }
@@ -192,7 +192,7 @@ mod tests {
         let later = now + Duration::from_secs(60);
         assert_eq!(
             room.enter(false, false, 3, later).unwrap_err().0,
-            ErrorCode::RoomFull
+            ErrorCode::TooManyWatchers
         );
         assert!(room.enter(false, false, 2, later).is_ok());
     }

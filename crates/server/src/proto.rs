@@ -229,7 +229,7 @@ pub enum ErrorCode {
     /// Too many connections on the server.
     ServerFull,
     /// The room has as many watchers as it allows.
-    RoomFull,
+    TooManyWatchers,
     /// A setting is out of range.
     BadSetting,
     /// A point is not in RIF notation on the board.
@@ -254,7 +254,7 @@ impl ErrorCode {
             ErrorCode::Busy => "busy",
             ErrorCode::TooManyRooms => "too_many_rooms",
             ErrorCode::ServerFull => "server_full",
-            ErrorCode::RoomFull => "room_full",
+            ErrorCode::TooManyWatchers => "too_many_watchers",
             ErrorCode::BadSetting => "bad_setting",
             ErrorCode::BadPoint => "bad_point",
             ErrorCode::NoSuchEngine => "no_such_engine",

@@ -74,6 +74,11 @@ impl Sink {
         }
     }
 
+    /// Whether this is a program's connection on the referee port.
+    pub(crate) fn is_referee_port(&self) -> bool {
+        matches!(self.to, To::Queue(_))
+    }
+
     /// Sends a message without waiting; `false` if the connection is gone
     /// or cannot keep up.
     pub fn try_send(&self, msg: Outgoing) -> bool {

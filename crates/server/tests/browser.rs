@@ -319,8 +319,17 @@ async fn a_phone_plays_the_engine_by_touch() {
     wait_css(&c, "[data-preview=h8]").await;
     assert!(count(&c, "[data-stone]").await == 0);
     shot(&c, "touch-preview-phone").await;
+    wait_text(&c, "#toast", "again to play").await;
     click_point(&c, "h8").await;
     wait_css(&c, "[data-stone=h8]").await;
+    // The toast that asked for the second tap goes with it: it covered
+    // the engine's view, still asking to play a point already played.
+    let asking = js(
+        &c,
+        "return document.getElementById('toast').classList.contains('show')",
+    )
+    .await;
+    assert_eq!(asking, json!(false), "the toast still asks for h8");
     // The engine answers.
     wait_text(&c, "#status", "move 3").await;
     assert_eq!(count(&c, "[data-stone]").await, 2);

@@ -785,7 +785,7 @@ async fn a_room_paces_its_watchers_chat_and_the_players_still_talk() {
 }
 
 /// A room holds `room_members` connections: a watcher past it gets
-/// `room_full`, a seat's holder coming back never does; and each join is a
+/// `too_many_watchers`, a seat's holder coming back never does; and each join is a
 /// state to everyone, so a room takes 20 watchers' joins a second (50 at
 /// once) and answers `busy` past it.
 #[tokio::test]
@@ -820,7 +820,7 @@ async fn a_room_bounds_its_watchers_and_their_joins_but_never_a_seat() {
         json!({"type": "join", "room": room, "play": true}),
     )
     .await;
-    assert_eq!(next(&mut over, "error").await["code"], "room_full");
+    assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
     others_are_served(&s.http).await;
 
     // Watchers in the room joining again and again: 50 at once, then 20 a

@@ -27,6 +27,12 @@ function toast(text) {
   toast.timer = setTimeout(() => t.classList.remove("show"), 3000);
 }
 
+// A toast that asked for something done goes at once, rather than ask on.
+function hideToast() {
+  clearTimeout(toast.timer);
+  document.getElementById("toast").classList.remove("show");
+}
+
 // ---- name, asked once ------------------------------------------------------
 
 function savedName() { return localStorage.getItem("madang.name"); }
@@ -70,7 +76,7 @@ const conn = {
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "welcome") { this.welcome = msg; setConnected(true); this.onOpen && this.onOpen(msg); return; }
       if (msg.type === "error") {
-        if (["server_full", "too_many_rooms", "room_full"].includes(msg.code)) showProblem(msg.message);
+        if (["server_full", "too_many_rooms", "too_many_watchers"].includes(msg.code)) showProblem(msg.message);
         else toast(msg.message);
       }
       for (const f of this.handlers) f(msg);
@@ -209,6 +215,7 @@ function roomPage(id) {
       return;
     }
     preview = null;
+    hideToast();
     conn.send({ type: "move", point });
   });
   const status = h("div", { class: "status", id: "status", role: "status" });
