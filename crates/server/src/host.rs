@@ -145,7 +145,16 @@ async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<
                         }
                     }
                     RoomCmd::Analyse { from } => room.analyse(&mut host, from, now),
-                    RoomCmd::Bingo { from, action } => room.bingo(&mut host, from, action, now),
+                    RoomCmd::Bingo { from, action } => {
+                        // Every action of a seat's (a call out of turn too)
+                        // is a state to everyone; a watcher's is refused
+                        // to it alone.
+                        if room.holds_seat(from) && let Err((code, why)) = host.limits.seats(now) {
+                            host.refuse(from, code.name(), why);
+                            continue;
+                        }
+                        room.bingo(&mut host, from, action, now);
+                    }
                     RoomCmd::Shutdown { done } => {
                         room.shutdown(now);
                         // Recorded, and every connection sent the result,

@@ -116,7 +116,7 @@ impl RoomLimits {
         now: Instant,
     ) -> Result<(), Refused> {
         if seat {
-            return self.seats.take(now).then_some(()).ok_or(SEATS_BUSY);
+            return self.seats(now);
         }
         if !again && members >= self.members {
             return Err((
@@ -141,8 +141,13 @@ impl RoomLimits {
             )),
             // A watcher's offers are refused by the room to it alone.
             _ if !seat => Ok(()),
-            _ => self.seats.take(now).then_some(()).ok_or(SEATS_BUSY),
+            _ => self.seats(now),
         }
+    }
+
+    /// A message of a seat's that goes to everyone (not a move).
+    pub(crate) fn seats(&mut self, now: Instant) -> Result<(), Refused> {
+        self.seats.take(now).then_some(()).ok_or(SEATS_BUSY)
     }
 }
 

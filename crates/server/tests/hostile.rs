@@ -967,7 +967,7 @@ async fn connections_before_the_upgrade_are_capped_with_a_503() {
 #[tokio::test]
 async fn a_hostile_room_of_many_watchers_makes_bounded_work() {
     let s = start(Config::default()).await;
-    let (_ha, _hb, hostile) = room_of_two(&s.http).await;
+    let (mut ha, _hb, hostile) = room_of_two(&s.http).await;
     let mut quiet = Vec::new();
     for i in 0..100 {
         let (mut w, _) = hello(&s.http, &format!("q{i}")).await;
@@ -1033,7 +1033,9 @@ async fn a_hostile_room_of_many_watchers_makes_bounded_work() {
             answered += 1;
         }
     }
-    send(&mut counter, json!({"type": "chat", "text": "marker"})).await;
+    // The marker is a player's: the watchers' chat budget is spent, the
+    // players' is not.
+    send(&mut ha, json!({"type": "chat", "text": "marker"})).await;
     let (mut chats, mut states) = (0usize, 0usize);
     loop {
         let v = next_where(&mut counter, |v| {
@@ -1063,4 +1065,52 @@ async fn a_hostile_room_of_many_watchers_makes_bounded_work() {
         .iter()
         .find(|r| r["id"] == hostile.as_str());
     assert_eq!(listed.unwrap()["spectators"], 106);
+}
+
+/// Each bingo action of a seat's is a state to everyone (a shuffle, or a
+/// call out of turn, too): the seats share the room's budget for them.
+#[tokio::test]
+async fn a_bingo_player_shuffling_on_and_on_is_paced() {
+    let s = start(Config::default()).await;
+    let (mut a, _) = hello(&s.http, "ann").await;
+    let room = create(
+        &mut a,
+        json!({"type": "create", "game": "bingo", "players": 3, "size": 3, "lines": 1}),
+    )
+    .await;
+    send(&mut a, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut a, "you").await["seat"], 0);
+    let (mut w, _) = hello(&s.http, "watcher").await;
+    watch(&mut w, &room).await;
+    send(&mut a, json!({"type": "chat", "text": "start"})).await;
+    for ws in [&mut a, &mut w] {
+        next_where(ws, |v| v["text"] == "start").await;
+    }
+    let started = std::time::Instant::now();
+    for _ in 0..35 {
+        send(&mut a, json!({"type": "shuffle"})).await;
+    }
+    let mut busy = 0;
+    let mut states = 0;
+    while busy + states < 35 {
+        let v = next_where(&mut a, |v| v["type"] == "state" || v["type"] == "error").await;
+        if v["type"] == "error" {
+            assert_eq!(v["code"], "busy", "{v}");
+            busy += 1;
+        } else {
+            states += 1;
+        }
+    }
+    let allowed = 20 + (started.elapsed().as_secs_f64() * 10.0).ceil() as usize;
+    assert!(busy > 0 && states <= allowed, "{states} shuffles passed");
+    // The watcher got one state for each that passed, and no more (the
+    // marker is the watcher's: the seats' budget is spent).
+    send(&mut w, json!({"type": "chat", "text": "end"})).await;
+    let mut seen = 0;
+    while next_where(&mut w, |v| v["type"] == "state" || v["text"] == "end").await["type"]
+        == "state"
+    {
+        seen += 1;
+    }
+    assert_eq!(seen, states);
 }
