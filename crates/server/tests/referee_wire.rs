@@ -190,6 +190,22 @@ async fn the_player_to_move_past_the_turn_time_loses_on_time() {
 }
 
 #[tokio::test]
+async fn a_put_half_received_at_the_limit_is_a_timeout() {
+    for target in TARGETS {
+        let addr = referee(target, Duration::from_millis(300)).await;
+        let (mut black, mut white) = started(addr, target).await;
+        black.0.write_all(&[3, 0]).await.unwrap();
+        ended(
+            &mut white,
+            &mut black,
+            1,
+            "two bytes of a Put, then nothing",
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
 async fn an_illegal_put_loses_with_an_error() {
     type Script = fn(u8) -> (Vec<u8>, Vec<u8>);
     // (black's points, white's points); the last point is the illegal one,
@@ -243,11 +259,12 @@ async fn out_of_turn_unknown_commands_and_invalid_frames_lose_in_a_game() {
         let (mut black, mut white) = started(addr, target).await;
         black.send([9, 0, 0]).await;
         ended(&mut white, &mut black, 0, "unknown command").await;
-        // A valid Ready in a game is ignored; one with a data byte
-        // other than 0 or 1 is an invalid frame.
+        // A valid Ready or Connect in a game is ignored; a Ready with a
+        // data byte other than 0 or 1 is an invalid frame.
         let addr = referee(target, LONG).await;
         let (mut black, mut white) = started(addr, target).await;
         black.send([1, 0, 1]).await;
+        black.send([0, 0, 0]).await;
         put(&mut black, &mut white, p(7, 7)).await;
         white.send([1, 0, 7]).await;
         ended(&mut black, &mut white, 0, "invalid frame").await;
