@@ -80,6 +80,18 @@ async fn two_people_offer_refuse_take_back_agree_a_draw_and_play_again() {
     click_css(&bob, "#accept-draw").await;
     wait_text(&ann, "#status", "Draw (agreed).").await;
     wait_text(&bob, "#status", "Draw (agreed).").await;
+    // The toast that announced the offer goes once it is answered (it
+    // stayed over the next game, announcing an offer long gone).
+    let announced = js(
+        &bob,
+        "return document.getElementById('toast').classList.contains('show')",
+    )
+    .await;
+    assert_eq!(
+        announced,
+        json!(false),
+        "the answered offer is still announced"
+    );
     shot(&ann, "draw-agreed-desktop").await;
     click_css(&ann, "#rematch").await;
     wait_text(&bob, "#rematch", "Accept rematch").await;

@@ -27,10 +27,13 @@ function toast(text) {
   toast.timer = setTimeout(() => t.classList.remove("show"), 3000);
 }
 
-// A toast that asked for something done goes at once, rather than ask on.
-function hideToast() {
+// A toast that asked for something done goes at once, rather than ask on
+// (`text`: only if it still says that).
+function hideToast(text) {
+  const t = document.getElementById("toast");
+  if (text !== undefined && t.textContent !== text) return;
   clearTimeout(toast.timer);
-  document.getElementById("toast").classList.remove("show");
+  t.classList.remove("show");
 }
 
 // ---- name, asked once ------------------------------------------------------
@@ -287,7 +290,10 @@ function roomPage(id) {
     // The answer buttons sit above the board: on a phone scrolled down to
     // the chat they are out of sight, so a new offer is also said below.
     const offer = !mine ? null : state.draw_offer === them ? "draw" : state.takeback_request === them ? "takeback" : null;
-    if (offer && offer !== lastOffer) toast(offer === "draw" ? "Your opponent offers a draw (answer above the board)" : "Your opponent asks to take back a move (answer above the board)");
+    const offerText = (o) => o === "draw" ? "Your opponent offers a draw (answer above the board)" : "Your opponent asks to take back a move (answer above the board)";
+    if (offer && offer !== lastOffer) toast(offerText(offer));
+    // An offer answered (or lapsed) is no longer announced.
+    if (lastOffer && offer !== lastOffer) hideToast(offerText(lastOffer));
     lastOffer = offer;
     // An offer of mine that goes with no move and no end was refused: say
     // so, or the asker only sees its note vanish.
