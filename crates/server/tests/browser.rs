@@ -168,7 +168,22 @@ async fn people_and_a_bot_play_in_real_browsers() {
     // The bot puts on a stone: it loses, and hears so first.
     bot.write_all(&[3, 0, 0x78]).await.unwrap();
     assert_eq!(frame(&mut bot).await, [4, 0, 0]);
-    wait_text(&ann, "#status", "White wins (occupied)").await;
+    // Said in words, not the wire's reason ("occupied").
+    wait_text(
+        &ann,
+        "#status",
+        "White wins (black played on a taken point)",
+    )
+    .await;
+    // The program has gone (one game per connection): no rematch is
+    // offered (it could only be refused), the way on is.
+    wait_text(&ann, "#opponent-gone", "Find another game in the lobby").await;
+    assert_eq!(count(&ann, "#rematch").await, 0);
+    let black = text_of(&ann, "[data-color=black]").await;
+    assert!(
+        !black.contains("waiting"),
+        "a gone program's seat: {black:?}"
+    );
     shot(&ann, "bot-game-desktop").await;
 
     for c in [ann, bob, carol] {

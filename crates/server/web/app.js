@@ -270,9 +270,10 @@ function roomPage(id) {
       const ms = state.clock[`${c}_ms`];
       const left = clockLeft(c);
       return h("div", { class: `player ${state.to_move === c ? "to-move" : ""}`, "data-color": c },
-        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name", title: seat ? seat.name : null }, seat ? seat.name : "(free seat)"),
+        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name", title: seat ? seat.name : null }, seat ? seat.name : state.status === "over" ? "(left)" : "(free seat)"),
           mine === c ? h("b", { class: "you" }, "(you)") : null),
-        h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : "waiting"),
+        // A seat freed after the game waits for no one.
+        h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : state.status === "over" ? "gone" : "waiting"),
         h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
     }));
     // Someone who opened a play link of a full room watches: say so.
@@ -328,7 +329,10 @@ function roomPage(id) {
     // a hidden hand in a game between people.
     analyseBtn.hidden = state.status !== "playing" || (mine != null && !(opponent && opponent.kind === "engine"));
     if (analyseBtn.hidden || state.moves.length !== analysedAt) { analysis.replaceChildren(); analysedAt = null; }
-    if (mine && state.status === "over") {
+    if (mine && state.status === "over" && !opponent) {
+      // A program plays one game per connection: it has gone, and no rematch can start here.
+      actions.append(h("p", { id: "opponent-gone" }, "Your opponent has left this room. ", h("a", { href: "/" }, "Find another game in the lobby"), "."));
+    } else if (mine && state.status === "over") {
       const asked = state.rematch.includes(mine);
       actions.append(btn("rematch", asked ? "Rematch asked…" : state.rematch.length ? "Accept rematch" : "Rematch (colours swapped)", { type: "rematch" }, asked ? "" : "primary"));
     }
@@ -428,11 +432,23 @@ function analysisView(a, state) {
 
 const RULES = ["renju", "renju-simplified", "freestyle", "standard"];
 
+// What the loser did, for the reasons a newcomer would not read from the
+// wire's word ("occupied", "invalid frame").
+const LOSSES = {
+  timeout: "ran out of time", "off-board": "played off the board", occupied: "played on a taken point",
+  "out-of-turn": "moved out of turn", "unknown-command": "sent an unknown command",
+  "invalid-frame": "sent an invalid message", disconnected: "lost the connection", abandoned: "left the game",
+};
+
 function resultText(winner, reason) {
   // A game the server stopped was not drawn: it has no result at all.
   if (reason === "shutdown") return "Stopped unfinished (the server shut down)";
   if (reason === "draw") return "Draw (the board is full)";
-  return `${winner === "draw" || winner == null ? "Draw" : `${capital(winner)} wins`} (${String(reason).replace(/-/g, " ")})`;
+  if (winner === "draw" || winner == null) return `Draw (${String(reason).replace(/-/g, " ")})`;
+  const loser = winner === "black" ? "white" : "black";
+  const forbidden = /^forbidden \((.*)\)$/.exec(reason);
+  const why = forbidden ? `${loser} played a forbidden ${forbidden[1]}` : LOSSES[reason] ? `${loser} ${LOSSES[reason]}` : String(reason).replace(/-/g, " ");
+  return `${capital(winner)} wins (${why})`;
 }
 
 async function gamesPage() {
