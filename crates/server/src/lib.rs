@@ -43,7 +43,7 @@ mod socket;
 mod ws;
 
 use engines::EngineSet;
-pub use limits::{Rate, RoomRates};
+pub use limits::{BadRate, Rate, RoomRates};
 use records::Records;
 use rooms::Registry;
 

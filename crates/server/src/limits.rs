@@ -58,6 +58,37 @@ pub struct Rate {
     pub burst: f64,
 }
 
+/// A rate as an operator writes it: `PER_SECOND/s,BURST`, as `20/s,50`.
+impl std::str::FromStr for Rate {
+    type Err = BadRate;
+
+    fn from_str(text: &str) -> Result<Rate, BadRate> {
+        let (per_sec, burst) = text
+            .split_once(',')
+            .and_then(|(rate, burst)| Some((rate.strip_suffix("/s")?, burst)))
+            .ok_or(BadRate)?;
+        let per_sec: f64 = per_sec.trim().parse().map_err(|_| BadRate)?;
+        let burst: f64 = burst.trim().parse().map_err(|_| BadRate)?;
+        // A bucket that never holds a whole token would refuse everything.
+        if !(per_sec.is_finite() && per_sec > 0.0 && burst.is_finite() && burst >= 1.0) {
+            return Err(BadRate);
+        }
+        Ok(Rate { per_sec, burst })
+    }
+}
+
+impl std::fmt::Display for Rate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/s,{}", self.per_sec, self.burst)
+    }
+}
+
+/// A rate that is not `PER_SECOND/s,BURST` with a positive rate and a
+/// burst of at least 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a rate is PER_SECOND/s,BURST, as 20/s,50 (more than 0 a second, a burst of at least 1)")]
+pub struct BadRate;
+
 /// What a room takes of the messages that go to all its members, a
 /// second; past them a message is refused to its sender alone.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -160,6 +191,28 @@ const SEATS_BUSY: Refused = (
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_rate_reads_as_it_is_written() {
+        for rate in [
+            RoomRates::default().watcher_joins,
+            RoomRates::default().watcher_chat,
+        ] {
+            assert_eq!(rate.to_string().parse::<Rate>(), Ok(rate));
+        }
+        assert_eq!(
+            " 2.5/s, 4".parse::<Rate>(),
+            Ok(Rate {
+                per_sec: 2.5,
+                burst: 4.0
+            })
+        );
+        for bad in [
+            "20,50", "20/s", "0/s,5", "5/s,0.5", "x/s,1", "inf/s,2", "5/m,10",
+        ] {
+            assert_eq!(bad.parse::<Rate>(), Err(BadRate), "{bad}");
+        }
+    }
 
     #[test]
     fn a_bucket_gives_its_burst_then_its_rate() {
