@@ -544,7 +544,11 @@ impl Room {
                 Ok(())
             }
             Input::Leave => {
-                self.leave(from, now);
+                // One that was never in (a join turned away) changes
+                // nothing, and is no state for everyone.
+                if !self.leave(from, now) {
+                    return;
+                }
                 Ok(())
             }
             Input::Chat(text) => {
@@ -806,16 +810,17 @@ impl Room {
         self.drain_table(now);
     }
 
-    fn leave(&mut self, from: ClientId, now: Instant) {
+    /// `from` goes; `false` if it was not in the room.
+    fn leave(&mut self, from: ClientId, now: Instant) -> bool {
         if let Some(seat) = (0..2).find(
             |&s| matches!(&self.seats[s], Some(Occupant::Bot { client, .. }) if *client == from),
         ) {
             self.table.handle_gone(self.color_of(seat), now);
             self.drain_table(now);
-            return;
+            return true;
         }
         let Some((_, member)) = self.members.remove(&from) else {
-            return;
+            return false;
         };
         if let Member::Seat(seat) = member {
             let still_here = self.members.values().any(|(_, m)| *m == Member::Seat(seat));
@@ -825,6 +830,7 @@ impl Room {
                 *gone_until = Some(now + self.config.grace);
             }
         }
+        true
     }
 
     /// A seat's occupant is gone for good.

@@ -1103,3 +1103,38 @@ async fn a_bingo_player_shuffling_on_and_on_is_paced() {
     }
     assert_eq!(seen, states);
 }
+
+/// A connection turned away from a full room, then sending `leave` again
+/// and again: it was never in, so nobody hears of it (each was a state to
+/// every member).
+#[tokio::test]
+async fn leaving_a_room_one_was_turned_away_from_sends_nobody_anything() {
+    let s = start(Config {
+        room_members: 3,
+        ..Config::default()
+    })
+    .await;
+    let (mut a, _b, room) = room_of_two(&s.http).await;
+    let _w = watchers(&s.http, &room, "w", 1).await;
+    let (mut over, _) = hello(&s.http, "over").await;
+    send(
+        &mut over,
+        json!({"type": "join", "room": room, "play": false}),
+    )
+    .await;
+    assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    send(&mut a, json!({"type": "chat", "text": "start"})).await;
+    next_where(&mut a, |v| v["text"] == "start").await;
+    for _ in 0..10 {
+        send(&mut over, json!({"type": "leave"})).await;
+        send(
+            &mut over,
+            json!({"type": "join", "room": room, "play": false}),
+        )
+        .await;
+        assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    }
+    send(&mut a, json!({"type": "chat", "text": "end"})).await;
+    let v = next_where(&mut a, |v| v["type"] == "state" || v["text"] == "end").await;
+    assert_eq!(v["text"], "end", "a member heard of it: {v}");
+}
