@@ -152,6 +152,39 @@ async fn a_game_to_five_frame_by_frame() {
     }
 }
 
+/// "Black making exactly five wins even if the same stone would otherwise
+/// be forbidden": h8 completes d8-h8 and makes two fours (h4 h5 h6 . h8,
+/// e5 f6 g7 h8), a double-four.
+#[tokio::test]
+async fn blacks_five_wins_though_the_stone_also_makes_a_double_four() {
+    let black_stones = [
+        p(6, 6),
+        p(4, 4),
+        p(5, 5),
+        p(7, 3),
+        p(7, 4),
+        p(7, 5),
+        p(3, 7),
+        p(4, 7),
+        p(6, 7),
+        p(5, 7),
+    ];
+    let white_stones = [0, 2, 4, 6, 8, 10, 12, 14]
+        .map(|y| p(0, y))
+        .into_iter()
+        .chain([p(14, 0), p(14, 2)]);
+    for target in TARGETS {
+        let addr = referee(target, LONG).await;
+        let (mut black, mut white) = started(addr, target).await;
+        for (b, w) in black_stones.iter().zip(white_stones.clone()) {
+            put(&mut black, &mut white, *b).await;
+            put(&mut white, &mut black, w).await;
+        }
+        black.send([3, 0, p(7, 7)]).await;
+        ended(&mut black, &mut white, p(7, 7), "five with a double-four").await;
+    }
+}
+
 #[tokio::test]
 async fn frames_split_across_reads_and_merged_in_one_are_read_alike() {
     for target in TARGETS {
