@@ -37,6 +37,25 @@ pub struct Args {
     /// Most connections (browsers, programs) at once.
     #[arg(long, default_value_t = 20_000)]
     max_connections: usize,
+    /// Most web connections at once that are not yet WebSockets (page
+    /// loads, upgrades under way); past it a new one gets HTTP 503.
+    #[arg(long, default_value_t = 4_096)]
+    max_handshakes: usize,
+    /// Most connections in one room (players and watchers); past it a
+    /// watcher's join gets `too_many_watchers`.
+    #[arg(long, default_value_t = 200)]
+    room_members: usize,
+    /// Watchers' joins one room takes (each is a state to everyone), as
+    /// PER_SECOND/s,BURST; past it a join is answered `busy`.
+    #[arg(long, value_name = "RATE", default_value_t = server::RoomRates::default().watcher_joins)]
+    watcher_joins: server::Rate,
+    /// Watchers' chat lines one room takes, as PER_SECOND/s,BURST.
+    #[arg(long, value_name = "RATE", default_value_t = server::RoomRates::default().watcher_chat)]
+    watcher_chat: server::Rate,
+    /// The players' messages to everyone in one room (chat, offers,
+    /// bingo actions; not Omok moves), as PER_SECOND/s,BURST.
+    #[arg(long, value_name = "RATE", default_value_t = server::RoomRates::default().seats)]
+    seat_messages: server::Rate,
     /// Most engines playing in rooms at once (each built-in one keeps
     /// 16 MiB for its room's life; an operator's engine is a process).
     #[arg(long, default_value_t = 128)]
@@ -76,6 +95,13 @@ pub fn run(args: Args) -> Result<()> {
         grace: args.grace,
         max_rooms: args.max_rooms,
         max_connections: args.max_connections,
+        max_handshakes: args.max_handshakes,
+        room_members: args.room_members,
+        room_rates: server::RoomRates {
+            watcher_joins: args.watcher_joins,
+            watcher_chat: args.watcher_chat,
+            seats: args.seat_messages,
+        },
         engines: args.engines,
         max_engines: args.max_engines,
         ..server::Config::default()

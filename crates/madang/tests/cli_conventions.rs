@@ -47,6 +47,14 @@ fn impossible_sizes_are_refused() {
     }
 }
 
+#[test]
+fn a_rate_without_its_unit_or_burst_is_refused() {
+    for rate in ["5", "5/s", "0/s,10", "5/s,0"] {
+        let err = refused(&["serve", "--watcher-chat", rate]);
+        assert!(err.contains("PER_SECOND/s,BURST"), "{rate}: {err}");
+    }
+}
+
 fn failure(args: &[&str]) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_madang"))
         .args(args)

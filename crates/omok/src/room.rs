@@ -554,7 +554,11 @@ impl Room {
                 Ok(())
             }
             Input::Leave => {
-                self.leave(from, now);
+                // One that was never in (a join turned away) changes
+                // nothing, and is no state for everyone.
+                if !self.leave(from, now) {
+                    return;
+                }
                 Ok(())
             }
             Input::Chat(text) => {
@@ -752,11 +756,30 @@ impl Room {
         self.outputs.push_back(Output::State(Box::new(snapshot)));
     }
 
+    /// The seat a person holding `token` has, if any.
+    fn own_seat(&self, token: &str) -> Option<usize> {
+        (0..2).find(
+            |&s| matches!(&self.seats[s], Some(Occupant::Person { token: t, .. }) if t == token),
+        )
+    }
+
+    /// Whether a `Join` with `token` and `play` would hold a seat (its
+    /// own, or a free one) rather than watch: a host that bounds watchers
+    /// never turns such a join away.
+    pub fn would_seat(&self, token: &str, play: bool) -> bool {
+        self.own_seat(token).is_some()
+            || (play
+                && matches!(self.phase, Phase::Waiting)
+                && self.seats.iter().any(Option::is_none))
+    }
+
+    /// Whether connection `from` holds a seat (a watcher does not).
+    pub fn holds_seat(&self, from: ClientId) -> bool {
+        matches!(self.members.get(&from), Some((_, Member::Seat(_))))
+    }
+
     fn join(&mut self, from: ClientId, name: String, token: String, play: bool, now: Instant) {
-        let own = (0..2).find(
-            |&s| matches!(&self.seats[s], Some(Occupant::Person { token: t, .. }) if *t == token),
-        );
-        let member = match own {
+        let member = match self.own_seat(&token) {
             Some(seat) => {
                 if let Some(Occupant::Person { gone_until, .. }) = &mut self.seats[seat] {
                     *gone_until = None;
@@ -798,16 +821,17 @@ impl Room {
         self.drain_table(now);
     }
 
-    fn leave(&mut self, from: ClientId, now: Instant) {
+    /// `from` goes; `false` if it was not in the room.
+    fn leave(&mut self, from: ClientId, now: Instant) -> bool {
         if let Some(seat) = (0..2).find(
             |&s| matches!(&self.seats[s], Some(Occupant::Bot { client, .. }) if *client == from),
         ) {
             self.table.handle_gone(self.color_of(seat), now);
             self.drain_table(now);
-            return;
+            return true;
         }
         let Some((_, member)) = self.members.remove(&from) else {
-            return;
+            return false;
         };
         if let Member::Seat(seat) = member {
             let still_here = self.members.values().any(|(_, m)| *m == Member::Seat(seat));
@@ -817,6 +841,7 @@ impl Room {
                 *gone_until = Some(now + self.config.grace);
             }
         }
+        true
     }
 
     /// A seat's occupant is gone for good.

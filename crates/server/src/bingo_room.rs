@@ -376,22 +376,27 @@ impl BingoRoom {
         });
     }
 
-    fn join(&mut self, from: ClientId, name: String, token: String, play: bool, now: Instant) {
-        if self.members.contains_key(&from) {
-            self.leave(from, now);
+    /// The seat a `Join` with `token` and `play` would hold: its own, or
+    /// a free one while the room gathers; `None`: it would watch.
+    pub fn seat_for(&self, token: &str, play: bool) -> Option<usize> {
+        if !play {
+            return None;
         }
         let own = self
             .seats
             .iter()
             .position(|h| h.as_ref().is_some_and(|h| h.token == token));
-        let seat = match (play, own) {
-            (false, _) => None,
-            (true, Some(seat)) => Some(seat),
-            (true, None) => match &self.phase {
-                Phase::Gathering { .. } => self.seats.iter().position(Option::is_none),
-                Phase::Game { .. } => None,
-            },
-        };
+        own.or_else(|| match &self.phase {
+            Phase::Gathering { .. } => self.seats.iter().position(Option::is_none),
+            Phase::Game { .. } => None,
+        })
+    }
+
+    fn join(&mut self, from: ClientId, name: String, token: String, play: bool, now: Instant) {
+        if self.members.contains_key(&from) {
+            self.leave(from, now);
+        }
+        let seat = self.seat_for(&token, play);
         if let Some(seat) = seat {
             let was_away = match &mut self.seats[seat] {
                 Some(holder) => holder.away_until.take().is_some(),

@@ -61,6 +61,16 @@ impl HostedRoom for BingoHosted {
         self.room.handle(from, input, now);
     }
 
+    fn would_seat(&self, input: &Input) -> bool {
+        matches!(input, Input::Join { token, play, .. } if self.room.seat_for(token, *play).is_some())
+    }
+
+    fn holds_seat(&self, from: ClientId) -> bool {
+        self.room
+            .members()
+            .any(|(id, seat)| id == from && seat.is_some())
+    }
+
     fn analyse(&mut self, host: &mut Host, from: ClientId, _: Instant) {
         not_omok(host, from);
     }

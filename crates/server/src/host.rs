@@ -19,6 +19,7 @@ use tokio::time::Instant as TokioInstant;
 use tracing::Instrument;
 
 use crate::bingo_room::Action;
+use crate::limits::RoomLimits;
 use crate::proto;
 use crate::rooms::{Outgoing, Registry, RoomCmd, Sink, Text};
 
@@ -28,6 +29,13 @@ use crate::rooms::{Outgoing, Registry, RoomCmd, Sink, Text};
 pub(crate) trait HostedRoom: Send + 'static {
     /// An input from a connection of the room (its sink is registered).
     fn input(&mut self, host: &mut Host, from: ClientId, input: Input, now: Instant);
+
+    /// Whether `input`, a connection's entering, would hold a seat (the
+    /// room's own or a free one, or a program's) rather than watch.
+    fn would_seat(&self, input: &Input) -> bool;
+
+    /// Whether connection `from` holds a seat.
+    fn holds_seat(&self, from: ClientId) -> bool;
 
     /// A connection asks for the engine's view of the position.
     fn analyse(&mut self, host: &mut Host, from: ClientId, now: Instant);
@@ -78,6 +86,8 @@ pub(crate) struct Host {
     pub(crate) registry: Arc<Registry>,
     /// The room's connections.
     pub(crate) members: HashMap<ClientId, Member>,
+    /// What the room lets its connections make it send to everyone.
+    pub(crate) limits: RoomLimits,
 }
 
 /// Starts the task of a room listed in `registry` under `id`, reading
@@ -93,12 +103,14 @@ pub(crate) fn spawn<R: HostedRoom>(
         id,
         registry: Arc::clone(registry),
         members: HashMap::new(),
+        limits: registry.room_limits(Instant::now()),
     };
     tokio::spawn(run(room, host, rx).instrument(span));
 }
 
 async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<RoomCmd>) {
     loop {
+        let mut left = None;
         let deadline = room.poll_timeout().map(TokioInstant::from_std);
         tokio::select! {
             cmd = rx.recv() => {
@@ -106,19 +118,43 @@ async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<
                 let now = TokioInstant::now().into_std();
                 match cmd {
                     RoomCmd::Enter { from, sink, input } => {
+                        let (seat, again) = (room.would_seat(&input), host.members.contains_key(&from));
+                        if let Err((code, why)) = host.limits.enter(seat, again, host.members.len(), now) {
+                            sink.try_send(Outgoing::Text(proto::error(code.name(), why).into()));
+                            continue;
+                        }
                         let has_state = false;
                         host.members.insert(from, Member { sink, has_state });
                         room.input(&mut host, from, input, now);
                     }
                     RoomCmd::Input { from, input } => {
+                        if let Err((code, why)) = host.limits.input(room.holds_seat(from), &input, now) {
+                            host.refuse(from, code.name(), why);
+                            continue;
+                        }
                         let leaving = input == Input::Leave;
                         room.input(&mut host, from, input, now);
                         if leaving {
-                            host.members.remove(&from);
+                            // A program on the referee port that half-closed
+                            // still reads: it gets what its leaving brings
+                            // (its End), and the referee port closes it.
+                            match host.members.get(&from) {
+                                Some(m) if m.sink.is_referee_port() => left = Some(from),
+                                _ => drop(host.members.remove(&from)),
+                            }
                         }
                     }
                     RoomCmd::Analyse { from } => room.analyse(&mut host, from, now),
-                    RoomCmd::Bingo { from, action } => room.bingo(&mut host, from, action, now),
+                    RoomCmd::Bingo { from, action } => {
+                        // Every action of a seat's (a call out of turn too)
+                        // is a state to everyone; a watcher's is refused
+                        // to it alone.
+                        if room.holds_seat(from) && let Err((code, why)) = host.limits.seats(now) {
+                            host.refuse(from, code.name(), why);
+                            continue;
+                        }
+                        room.bingo(&mut host, from, action, now);
+                    }
                     RoomCmd::Shutdown { done } => {
                         room.shutdown(now);
                         // Recorded, and every connection sent the result,
@@ -134,6 +170,9 @@ async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<
         }
         if !room.outputs(&mut host).await {
             break;
+        }
+        if let Some(from) = left {
+            host.members.remove(&from);
         }
     }
     host.registry.remove(&host.id);
@@ -221,12 +260,19 @@ impl Host {
 mod tests {
     use super::*;
     use crate::engines::EngineSet;
+    use crate::limits::RoomRates;
     use crate::records::Records;
 
     async fn registry() -> Arc<Registry> {
         let records = Records::open("sqlite::memory:").await.unwrap();
         let engines = EngineSet::new(Vec::new(), 1);
-        Arc::new(Registry::new(1, Arc::new(records), engines))
+        Arc::new(Registry::new(
+            1,
+            10,
+            RoomRates::default(),
+            Arc::new(records),
+            engines,
+        ))
     }
 
     /// A host with members 1 to `n`, each with a queue of `room` messages;
@@ -235,6 +281,7 @@ mod tests {
         let registry = registry().await;
         let mut host = Host {
             id: "r".to_owned(),
+            limits: registry.room_limits(Instant::now()),
             registry,
             members: HashMap::new(),
         };
@@ -310,6 +357,14 @@ mod tests {
             self.deadline = Some(now);
             let answers = self.answers.0.clone();
             tokio::spawn(async move { answers.send("thought").await });
+        }
+
+        fn would_seat(&self, _: &Input) -> bool {
+            false
+        }
+
+        fn holds_seat(&self, _: ClientId) -> bool {
+            false
         }
 
         fn analyse(&mut self, _: &mut Host, _: ClientId, _: Instant) {}

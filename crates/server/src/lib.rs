@@ -34,6 +34,7 @@ pub mod bingo_room;
 mod bingo_task;
 pub mod engines;
 mod host;
+mod limits;
 pub mod proto;
 pub mod records;
 mod referee;
@@ -42,6 +43,7 @@ mod socket;
 mod ws;
 
 use engines::EngineSet;
+pub use limits::{BadRate, Rate, RoomRates};
 use records::Records;
 use rooms::Registry;
 
@@ -67,6 +69,15 @@ pub struct Config {
     pub max_rooms: usize,
     /// At most this many connections (WebSocket and referee) at once.
     pub max_connections: usize,
+    /// At most this many web connections at once that are not yet
+    /// WebSockets (a page's requests, upgrades under way); past it a new
+    /// one is answered HTTP 503 and closed.
+    pub max_handshakes: usize,
+    /// At most this many connections in one room: past it a watcher's
+    /// `join` gets `too_many_watchers` (a seat's never does).
+    pub room_members: usize,
+    /// What a room takes of the messages that go to all its members.
+    pub room_rates: RoomRates,
     /// How long a web connection may take to send each HTTP request
     /// (from its opening, or the previous response) until it is a
     /// WebSocket; a socket that says nothing, or half a request, is closed
@@ -91,6 +102,9 @@ impl Default for Config {
             grace: Duration::from_secs(60),
             max_rooms: 10_000,
             max_connections: 20_000,
+            max_handshakes: 4_096,
+            room_members: limits::ROOM_MEMBERS,
+            room_rates: RoomRates::default(),
             handshake: Duration::from_secs(10),
             engines: Vec::new(),
             max_engines: 128,
@@ -112,9 +126,18 @@ pub(crate) struct Shared {
 
 /// How many connections are open, and a wake-up when none is left.
 #[derive(Default)]
-struct Connections {
+pub(crate) struct Connections {
     open: AtomicUsize,
     none_left: Notify,
+}
+
+impl Connections {
+    /// A place for one more connection, unless `max` are open.
+    pub(crate) fn slot(self: &Arc<Self>, max: usize) -> Option<ConnectionSlot> {
+        let before = self.open.fetch_add(1, Ordering::Relaxed);
+        let slot = ConnectionSlot(Arc::clone(self));
+        (before < max).then_some(slot)
+    }
 }
 
 /// Holds one of the server's connection places until dropped.
@@ -135,9 +158,7 @@ impl Shared {
 
     /// A place for one more connection, unless the server is full.
     fn connection_slot(&self) -> Option<ConnectionSlot> {
-        let before = self.connections.open.fetch_add(1, Ordering::Relaxed);
-        let slot = ConnectionSlot(Arc::clone(&self.connections));
-        (before < self.config.max_connections).then_some(slot)
+        self.connections.slot(self.config.max_connections)
     }
 
     /// A receiver that turns `true` when the server stops.
@@ -187,6 +208,8 @@ impl Server {
             .with_context(|| format!("opening the database {}", config.database))?;
         let rooms = Arc::new(Registry::new(
             config.max_rooms,
+            config.room_members,
+            config.room_rates,
             Arc::new(records),
             EngineSet::new(config.engines.clone(), config.max_engines),
         ));
@@ -229,6 +252,8 @@ impl Server {
         let listener = socket::Listener {
             tcp: self.http,
             handshake: self.shared.config.handshake,
+            handshakes: Arc::default(),
+            max_handshakes: self.shared.config.max_handshakes,
         };
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)

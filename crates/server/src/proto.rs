@@ -226,6 +226,8 @@ pub enum ErrorCode {
     TooManyRooms,
     /// Too many connections on the server.
     ServerFull,
+    /// The room has as many watchers as it allows.
+    TooManyWatchers,
     /// A setting is out of range.
     BadSetting,
     /// A point is not in RIF notation on the board.
@@ -250,6 +252,7 @@ impl ErrorCode {
             ErrorCode::Busy => "busy",
             ErrorCode::TooManyRooms => "too_many_rooms",
             ErrorCode::ServerFull => "server_full",
+            ErrorCode::TooManyWatchers => "too_many_watchers",
             ErrorCode::BadSetting => "bad_setting",
             ErrorCode::BadPoint => "bad_point",
             ErrorCode::NoSuchEngine => "no_such_engine",

@@ -95,15 +95,18 @@ async fn serve(shared: Arc<Shared>, stream: TcpStream, id: u64) {
     if room.send(enter).await.is_err() {
         return;
     }
+    // A program that closed its sending side (or all of it) has left; one
+    // that half-closed still reads what its leaving brings (its End).
+    let mut reading = true;
     loop {
         tokio::select! {
-            read = framed.next() => {
+            read = framed.next(), if reading => {
                 let input = match read {
                     Some(Ok(frame)) => Input::Frame(frame),
                     _ => Input::Leave,
                 };
-                let leaving = input == Input::Leave;
-                if room.send(RoomCmd::Input { from: id, input }).await.is_err() || leaving {
+                reading = input != Input::Leave;
+                if room.send(RoomCmd::Input { from: id, input }).await.is_err() {
                     return;
                 }
             }

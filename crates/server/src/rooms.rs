@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use crate::bingo_room::Action;
 use crate::engines::{self, EngineSet, Seated};
 use crate::host::{self, Host, HostedRoom};
+use crate::limits::{RoomLimits, RoomRates};
 use crate::proto::{self, ErrorCode};
 use crate::records::{self, Records};
 use crate::socket::{self, Socket};
@@ -71,6 +72,11 @@ impl Sink {
             to: To::Socket(socket),
             moved,
         }
+    }
+
+    /// Whether this is a program's connection on the referee port.
+    pub(crate) fn is_referee_port(&self) -> bool {
+        matches!(self.to, To::Queue(_))
     }
 
     /// Sends a message without waiting; `false` if the connection is gone
@@ -247,6 +253,10 @@ pub struct Registry {
     engines: EngineSet,
     /// Set once the server stops: no room opens after it.
     closing: AtomicBool,
+    /// At most this many connections in one room...
+    room_members: usize,
+    /// ...and what each takes of the messages that go to all of them.
+    room_rates: RoomRates,
 }
 
 /// Why a room could not be made.
@@ -254,8 +264,16 @@ pub struct Registry {
 pub struct TooManyRooms;
 
 impl Registry {
-    /// An empty registry.
-    pub fn new(max_rooms: usize, records: Arc<Records>, engines: EngineSet) -> Registry {
+    /// An empty registry; `room_members`: at most this many connections in
+    /// one room (seat holders are never refused), `room_rates`: what a
+    /// room takes of the messages that go to all its members.
+    pub fn new(
+        max_rooms: usize,
+        room_members: usize,
+        room_rates: RoomRates,
+        records: Arc<Records>,
+        engines: EngineSet,
+    ) -> Registry {
         Registry {
             rooms: Mutex::new(HashMap::new()),
             max_rooms,
@@ -264,7 +282,14 @@ impl Registry {
             records,
             engines,
             closing: AtomicBool::new(false),
+            room_members,
+            room_rates,
         }
+    }
+
+    /// The budgets of a new room.
+    pub(crate) fn room_limits(&self, now: StdInstant) -> RoomLimits {
+        RoomLimits::new(self.room_members, &self.room_rates, now)
     }
 
     /// The engines rooms may seat.
@@ -559,6 +584,18 @@ type EngineAnswer = ((u32, usize), Result<renju::Point, String>);
 impl HostedRoom for OmokHosted {
     fn input(&mut self, _: &mut Host, from: ClientId, input: Input, now: StdInstant) {
         self.room.handle(from, input, now);
+    }
+
+    fn would_seat(&self, input: &Input) -> bool {
+        match input {
+            Input::Join { token, play, .. } => self.room.would_seat(token, *play),
+            // A program on the referee port comes to take a seat.
+            _ => true,
+        }
+    }
+
+    fn holds_seat(&self, from: ClientId) -> bool {
+        self.room.holds_seat(from)
     }
 
     fn analyse(&mut self, host: &mut Host, from: ClientId, now: StdInstant) {

@@ -31,6 +31,7 @@ use tungstenite::protocol::frame::FrameHeader;
 use tungstenite::protocol::frame::coding::{Data, OpCode};
 
 use crate::rooms::CLIENT_QUEUE;
+use crate::{ConnectionSlot, Connections};
 
 /// A web connection's socket.
 pub(crate) struct Socket {
@@ -39,6 +40,9 @@ pub(crate) struct Socket {
     /// The connection is a WebSocket now: the handshake time no longer
     /// applies.
     upgraded: AtomicBool,
+    /// The connection's place among those not yet WebSockets, given up at
+    /// the upgrade.
+    handshake: Mutex<Option<ConnectionSlot>>,
 }
 
 /// What waits to be written, and who to wake for it.
@@ -65,11 +69,7 @@ impl Out {
 
 impl Socket {
     fn out(&self) -> MutexGuard<'_, Out> {
-        // A panic while the lock was held left `Out` whole (every change to
-        // it is a single step), so a poisoned lock is still usable.
-        self.out
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.out)
     }
 
     /// Writes `frame` now, or after the frames pending before it; `false`
@@ -187,6 +187,13 @@ impl Socket {
     }
 }
 
+/// Locks `m`: a panic while it was held left its value whole (every change
+/// to what these locks hold is a single step), so a poisoned lock is still
+/// usable.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// The handle the connection's task owns: once it is dropped, the
 /// connection has ended; rooms' frames are refused and the socket is shut
 /// down, even while rooms still hold it.
@@ -233,20 +240,38 @@ pub(crate) struct Listener {
     /// opening or the previous response) until it becomes a WebSocket: a
     /// socket that says nothing, or half a request, is closed then.
     pub(crate) handshake: Duration,
+    /// The connections not yet WebSockets...
+    pub(crate) handshakes: Arc<Connections>,
+    /// ...and how many of them may be open at once: past it a new one is
+    /// answered 503 and closed.
+    pub(crate) max_handshakes: usize,
 }
+
+/// The answer to a connection past [`Listener::max_handshakes`].
+const FULL: &[u8] =
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n\
+Content-Length: 65\r\nConnection: close\r\nRetry-After: 10\r\n\r\n\
+the server has as many connections as it allows; try again later\n";
 
 impl axum::serve::Listener for Listener {
     type Io = Io;
     type Addr = std::net::SocketAddr;
 
     async fn accept(&mut self) -> (Io, Self::Addr) {
-        let (tcp, addr) = axum::serve::Listener::accept(&mut self.tcp).await;
+        let (tcp, addr, slot) = loop {
+            let (tcp, addr) = axum::serve::Listener::accept(&mut self.tcp).await;
+            match self.handshakes.slot(self.max_handshakes) {
+                Some(slot) => break (tcp, addr, slot),
+                None => refuse(&tcp),
+            }
+        };
         // Game messages are small and latency-bound: no Nagle delay.
         let _ = tcp.set_nodelay(true);
         let socket = Arc::new(Socket {
             tcp,
             out: Mutex::default(),
             upgraded: AtomicBool::new(false),
+            handshake: Mutex::new(Some(slot)),
         });
         let io = Io {
             socket,
@@ -281,12 +306,24 @@ pub(crate) const SEND_BUFFER: usize = 64 << 10;
 
 impl Peer {
     /// The connection becomes a WebSocket: the handshake time no longer
-    /// applies, and the kernel's send buffer is capped at [`SEND_BUFFER`].
+    /// applies, its place among the handshakes is given back, and the
+    /// kernel's send buffer is capped at [`SEND_BUFFER`].
     pub(crate) fn upgrading(&self) {
         self.0.upgraded.store(true, Ordering::Relaxed);
+        drop(lock(&self.0.handshake).take());
         // Without it the connection still works, with the default buffer.
         let _ = socket2::SockRef::from(&self.0.tcp).set_send_buffer_size(SEND_BUFFER);
     }
+}
+
+/// Tells a connection past the cap so without waiting for it, and closes
+/// it: what it already sent is read first, so that the close is no reset
+/// that could lose the answer.
+fn refuse(tcp: &TcpStream) {
+    let mut request = [0; 4096];
+    let _ = tcp.try_read(&mut request);
+    let _ = tcp.try_write(FULL);
+    let _ = socket2::SockRef::from(tcp).shutdown(Shutdown::Write);
 }
 
 /// The socket as hyper (and, after the upgrade, tungstenite) reads and
@@ -408,6 +445,7 @@ mod tests {
             tcp,
             out: Mutex::default(),
             upgraded: AtomicBool::new(true),
+            handshake: Mutex::new(None),
         };
         (Arc::new(socket), client.unwrap())
     }

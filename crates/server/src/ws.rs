@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use crate::Shared;
 use crate::bingo_room::{Action, CreateBingo};
 use crate::engines::{BUILT_IN, MAX_LEVEL};
+use crate::limits::Bucket;
 use crate::proto::{
     self, ClientMsg, ColorChoice, Create, CreateRoom, ErrorCode, MAX_CHAT_CHARS, MAX_NAME_CHARS,
     OLDEST_VERSION, Opponent, VERSION,
@@ -48,8 +49,8 @@ struct Conn {
     hello: Option<(String, String)>,
     room: Option<mpsc::Sender<RoomCmd>>,
     lobby: Option<watch::Receiver<u64>>,
-    tokens: f64,
-    refilled: Instant,
+    /// The connection's message rate.
+    rate: Bucket,
     dropped: u32,
     /// When the connection may ask for an analysis again.
     analyse_after: Instant,
@@ -85,8 +86,7 @@ pub async fn serve(
         hello: None,
         room: None,
         lobby: None,
-        tokens: BURST,
-        refilled: Instant::now(),
+        rate: Bucket::new(RATE_PER_SEC, BURST, std::time::Instant::now()),
         dropped: 0,
         analyse_after: Instant::now(),
     };
@@ -173,7 +173,7 @@ fn err(code: ErrorCode, message: &str) -> Option<String> {
 impl Conn {
     /// Counts a message against the rate limit: the refusal if it is over.
     fn over_rate(&mut self) -> Option<String> {
-        if !self.take_token() {
+        if !self.rate.take(std::time::Instant::now()) {
             self.dropped += 1;
             return err(
                 ErrorCode::RateLimited,
@@ -460,20 +460,6 @@ impl Conn {
                 self.room = None;
                 err(ErrorCode::NoSuchRoom, "the room has closed")
             }
-        }
-    }
-
-    /// Token bucket: `RATE_PER_SEC` on average, `BURST` at once.
-    fn take_token(&mut self) -> bool {
-        let now = Instant::now();
-        let elapsed = now.duration_since(self.refilled).as_secs_f64();
-        self.refilled = now;
-        self.tokens = (self.tokens + elapsed * RATE_PER_SEC).min(BURST);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
         }
     }
 }

@@ -133,6 +133,23 @@ async fn three_browsers_play_bingo_to_a_ranked_result() {
         "replay buttons below the cards"
     );
     shot(&bob, "bingo-replay-phone").await;
+    // Its buttons say what they do, in glyphs the phone has (⏮ and ⏭
+    // were boxes) and in words for a screen reader.
+    let controls = js(
+        &bob,
+        "return ['first', 'prev', 'next', 'last'].map(id => { \
+           const b = document.getElementById(id); return [b.textContent, b.getAttribute('aria-label')]; })",
+    )
+    .await;
+    assert_eq!(
+        controls,
+        serde_json::json!([
+            ["|◀", "first call"],
+            ["◀", "previous call (←)"],
+            ["▶", "next call (→)"],
+            ["▶|", "last call"]
+        ])
+    );
 
     for c in [ann, bob, carol] {
         let _ = c.close().await;

@@ -168,7 +168,22 @@ async fn people_and_a_bot_play_in_real_browsers() {
     // The bot puts on a stone: it loses, and hears so first.
     bot.write_all(&[3, 0, 0x78]).await.unwrap();
     assert_eq!(frame(&mut bot).await, [4, 0, 0]);
-    wait_text(&ann, "#status", "White wins (occupied)").await;
+    // Said in words, not the wire's reason ("occupied").
+    wait_text(
+        &ann,
+        "#status",
+        "White wins (black played on a taken point)",
+    )
+    .await;
+    // The program has gone (one game per connection): no rematch is
+    // offered (it could only be refused), the way on is.
+    wait_text(&ann, "#opponent-gone", "Find another game in the lobby").await;
+    assert_eq!(count(&ann, "#rematch").await, 0);
+    let black = text_of(&ann, "[data-color=black]").await;
+    assert!(
+        !black.contains("waiting"),
+        "a gone program's seat: {black:?}"
+    );
     shot(&ann, "bot-game-desktop").await;
 
     for c in [ann, bob, carol] {
@@ -319,8 +334,17 @@ async fn a_phone_plays_the_engine_by_touch() {
     wait_css(&c, "[data-preview=h8]").await;
     assert!(count(&c, "[data-stone]").await == 0);
     shot(&c, "touch-preview-phone").await;
+    wait_text(&c, "#toast", "again to play").await;
     click_point(&c, "h8").await;
     wait_css(&c, "[data-stone=h8]").await;
+    // The toast that asked for the second tap goes with it: it covered
+    // the engine's view, still asking to play a point already played.
+    let asking = js(
+        &c,
+        "return document.getElementById('toast').classList.contains('show')",
+    )
+    .await;
+    assert_eq!(asking, json!(false), "the toast still asks for h8");
     // The engine answers.
     wait_text(&c, "#status", "move 3").await;
     assert_eq!(count(&c, "[data-stone]").await, 2);

@@ -8,7 +8,7 @@ mod support;
 use fantoccini::Client;
 use serde_json::json;
 use support::{
-    browser, browser_with, click_css, count, enter_name, shot, start_driver, start_server,
+    browser, browser_with, click_css, count, enter_name, js, shot, start_driver, start_server,
     wait_css, wait_text,
 };
 
@@ -58,7 +58,19 @@ async fn two_people_offer_refuse_take_back_agree_a_draw_and_play_again() {
     wait_css(&bob, "[data-stone=j10]").await;
     click_css(&ann, "#takeback").await;
     wait_css(&bob, "#accept-takeback").await;
+    wait_text(&bob, "#toast", "take back a move").await;
     shot(&bob, "takeback-asked-phone").await;
+    // A toast takes the phone's width: it wrapped at half of it (four
+    // lines for one sentence over the move list).
+    let width = js(
+        &bob,
+        "const r = document.getElementById('toast').getBoundingClientRect(); \
+         return [r.width, r.left, r.right, window.innerWidth]",
+    )
+    .await;
+    let [w, left, right, screen] = [0, 1, 2, 3].map(|i| width[i].as_f64().unwrap());
+    assert!(w > screen / 2.0 + 60.0, "the toast is {w} px of {screen}");
+    assert!(left >= 0.0 && right <= screen, "the toast is cut: {width}");
     click_css(&bob, "#accept-takeback").await;
     wait_text(&ann, "#status", "Your move · move 3").await;
     assert_eq!(count(&ann, "[data-stone=j10]").await, 0);
@@ -68,6 +80,18 @@ async fn two_people_offer_refuse_take_back_agree_a_draw_and_play_again() {
     click_css(&bob, "#accept-draw").await;
     wait_text(&ann, "#status", "Draw (agreed).").await;
     wait_text(&bob, "#status", "Draw (agreed).").await;
+    // The toast that announced the offer goes once it is answered (it
+    // stayed over the next game, announcing an offer long gone).
+    let announced = js(
+        &bob,
+        "return document.getElementById('toast').classList.contains('show')",
+    )
+    .await;
+    assert_eq!(
+        announced,
+        json!(false),
+        "the answered offer is still announced"
+    );
     shot(&ann, "draw-agreed-desktop").await;
     click_css(&ann, "#rematch").await;
     wait_text(&bob, "#rematch", "Accept rematch").await;

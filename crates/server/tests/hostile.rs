@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use server::Config;
+use server::{Config, Rate, RoomRates};
 use support::ws::{Ws, create, hello, next, next_where, send, start};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
@@ -125,6 +125,44 @@ async fn ws_closed(ws: &mut Ws) -> bool {
     .is_ok()
 }
 
+/// Joins `room` to watch; a join turned away `busy` (more came at once
+/// than a room takes) comes again a moment later, as the page does.
+async fn watch(ws: &mut Ws, room: &str) {
+    loop {
+        send(ws, json!({"type": "join", "room": room, "play": false})).await;
+        let v = next_where(ws, |v| v["type"] == "you" || v["type"] == "error").await;
+        if v["type"] == "you" {
+            return;
+        }
+        assert_eq!(v["code"], "busy");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// `n` connections named `{prefix}{i}`, each watching `room`.
+async fn watchers(http: &str, room: &str, prefix: &str, n: usize) -> Vec<Ws> {
+    let mut all = Vec::new();
+    for i in 0..n {
+        let (mut w, _) = hello(http, &format!("{prefix}{i}")).await;
+        watch(&mut w, room).await;
+        all.push(w);
+    }
+    all
+}
+
+/// Rooms that take whatever their members send (for tests of volume).
+fn unpaced() -> RoomRates {
+    let any = Rate {
+        per_sec: 1e9,
+        burst: 1e9,
+    };
+    RoomRates {
+        watcher_joins: any,
+        watcher_chat: any,
+        seats: any,
+    }
+}
+
 /// A second client elsewhere still gets its answer at once.
 async fn others_are_served(http: &str) {
     let (mut ws, _) = hello(http, "other").await;
@@ -134,8 +172,22 @@ async fn others_are_served(http: &str) {
 
 /// A room of two people; returns both players and the room id.
 async fn room_of_two(http: &str) -> (Ws, Ws, String) {
+    let (b, _) = hello(http, "bob").await;
+    room_of_two_with(http, b).await
+}
+
+/// A program that says hello with its own seat token.
+async fn hello_with_token(http: &str, name: &str, token: &str) -> Ws {
+    let mut ws = support::ws::connect(http).await;
+    let hello = json!({"type": "hello", "version": 1, "name": name, "token": token});
+    send(&mut ws, hello).await;
+    next(&mut ws, "welcome").await;
+    ws
+}
+
+/// A room of two people, `b` (said hello) playing white.
+async fn room_of_two_with(http: &str, mut b: Ws) -> (Ws, Ws, String) {
     let (mut a, _) = hello(http, "ann").await;
-    let (mut b, _) = hello(http, "bob").await;
     let room = create(
         &mut a,
         json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
@@ -151,7 +203,12 @@ async fn room_of_two(http: &str) -> (Ws, Ws, String) {
 
 #[tokio::test]
 async fn a_watcher_that_never_reads_is_closed_and_the_room_goes_on() {
-    let s = start(Config::default()).await;
+    // Watchers' chat unpaced: the volume is what is tested here.
+    let s = start(Config {
+        room_rates: unpaced(),
+        ..Config::default()
+    })
+    .await;
     let (a, mut b, room) = room_of_two(&s.http).await;
     // A watcher with the smallest receive buffer, which stops reading
     // once it is in.
@@ -446,7 +503,12 @@ async fn a_flood_is_answered_rate_limited_then_closed() {
 
 #[tokio::test]
 async fn watchers_that_vanish_during_a_fan_out_leave_the_rest_whole() {
-    let s = start(Config::default()).await;
+    // Sixty watchers come in at once.
+    let s = start(Config {
+        room_rates: unpaced(),
+        ..Config::default()
+    })
+    .await;
     let (mut a, mut b, room) = room_of_two(&s.http).await;
     let mut watchers = Vec::new();
     for i in 0..60 {
@@ -677,4 +739,402 @@ async fn lobby_requests_are_paced() {
     if lists == 0 {
         next(&mut ws, "lobby").await;
     }
+}
+
+/// Chat lines from `from` that `ws` reads before the chat `marker`.
+async fn chats_before(ws: &mut Ws, from: &str, marker: &str) -> usize {
+    let mut seen = 0;
+    loop {
+        let v = next(ws, "chat").await;
+        if v["text"] == marker {
+            return seen;
+        }
+        if v["from"] == from {
+            seen += 1;
+        }
+    }
+}
+
+/// Sends the `n` messages `msg` makes, then reads their answers: the
+/// message of `kind` each brings if it passed, or `error` `code` if it was
+/// refused; how many passed and how many were refused.
+async fn flood(
+    ws: &mut Ws,
+    n: usize,
+    msg: impl Fn(usize) -> Value,
+    kind: &str,
+    code: &str,
+) -> (usize, usize) {
+    for i in 0..n {
+        send(ws, msg(i)).await;
+    }
+    let (mut passed, mut refused) = (0, 0);
+    while passed + refused < n {
+        let v = next_where(ws, |v| v["type"] == kind || v["type"] == "error").await;
+        if v["type"] == "error" {
+            assert_eq!(v["code"], code, "{v}");
+            refused += 1;
+        } else {
+            passed += 1;
+        }
+    }
+    (passed, refused)
+}
+
+/// Reads `n` answers (each `you` or an `error`) on `ws`; how many were
+/// errors of `code`.
+async fn answers(ws: &mut Ws, n: usize, code: &str) -> usize {
+    let mut refused = 0;
+    for _ in 0..n {
+        let v = next_where(ws, |v| v["type"] == "you" || v["type"] == "error").await;
+        if v["type"] == "error" {
+            assert_eq!(v["code"], code, "{v}");
+            refused += 1;
+        }
+    }
+    refused
+}
+
+/// A watcher's chat goes to every member: a room takes 5 lines a second
+/// from its watchers (10 at once), whoever sends them, and the players'
+/// lines never wait on that.
+#[tokio::test]
+async fn a_room_paces_its_watchers_chat_and_the_players_still_talk() {
+    let s = start(Config::default()).await;
+    let (mut a, mut b, room) = room_of_two(&s.http).await;
+    let (mut w, _) = hello(&s.http, "loud").await;
+    send(&mut w, json!({"type": "join", "room": room, "play": false})).await;
+    next(&mut w, "you").await;
+    let started = std::time::Instant::now();
+    let spam = |i| json!({"type": "chat", "text": format!("spam {i}")});
+    let (echoed, limited) = flood(&mut w, 30, spam, "chat", "rate_limited").await;
+    // Every line of the watcher's is answered before the players speak.
+    send(&mut a, json!({"type": "chat", "text": "still here"})).await;
+    let got = chats_before(&mut b, "loud", "still here").await;
+    let allowed = 10 + (started.elapsed().as_secs_f64() * 5.0).ceil() as usize;
+    assert_eq!(got, echoed);
+    assert!(got <= allowed, "{got} lines went to everyone");
+    assert!(got >= 10 && limited > 0, "{got} passed, {limited} refused");
+    // The players talk on at their own rate.
+    for i in 0..15 {
+        send(&mut b, json!({"type": "chat", "text": format!("p{i}")})).await;
+    }
+    send(&mut b, json!({"type": "chat", "text": "done"})).await;
+    assert_eq!(chats_before(&mut a, "bob", "done").await, 15);
+}
+
+/// A room holds `room_members` connections: a watcher past it gets
+/// `too_many_watchers`, a seat's holder coming back never does; and each join is a
+/// state to everyone, so a room takes 20 watchers' joins a second (50 at
+/// once) and answers `busy` past it.
+#[tokio::test]
+async fn a_room_bounds_its_watchers_and_their_joins_but_never_a_seat() {
+    let s = start(Config {
+        room_members: 6,
+        ..Config::default()
+    })
+    .await;
+    let (mut a, b, room) = room_of_two(&s.http).await;
+    // The players' tokens: `hello` gave them, as to any program.
+    drop(b);
+    // Bob's seat is kept for the grace: with five watchers the room is
+    // full.
+    let mut watchers = watchers(&s.http, &room, "w", 5).await;
+    let (mut over, _) = hello(&s.http, "late").await;
+    send(
+        &mut over,
+        json!({"type": "join", "room": room, "play": true}),
+    )
+    .await;
+    assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    others_are_served(&s.http).await;
+
+    // Watchers in the room joining again and again: 50 at once, then 20 a
+    // second; every other member gets a state for each that passes.
+    // What the players were sent so far is read first.
+    send(&mut a, json!({"type": "chat", "text": "start"})).await;
+    next_where(&mut a, |v| v["text"] == "start").await;
+    let started = std::time::Instant::now();
+    for w in &mut watchers {
+        for _ in 0..30 {
+            send(w, json!({"type": "join", "room": room, "play": false})).await;
+        }
+    }
+    let mut busy = 0;
+    for w in &mut watchers {
+        busy += answers(w, 30, "busy").await;
+    }
+    let allowed = 50 + (started.elapsed().as_secs_f64() * 20.0).ceil() as usize;
+    assert!(
+        busy > 0 && 150 - busy <= allowed,
+        "{} joins passed",
+        150 - busy
+    );
+    let w = &mut watchers[0];
+    send(w, json!({"type": "chat", "text": "end"})).await;
+    let mut states = 0;
+    loop {
+        let v = next_where(&mut a, |v| v["type"] == "state" || v["type"] == "chat").await;
+        if v["type"] == "chat" {
+            break;
+        }
+        states += 1;
+    }
+    assert_eq!(states, 150 - busy, "one state for each join that passed");
+}
+
+/// The seat holder comes back to a full room: a seat is never refused.
+#[tokio::test]
+async fn a_seat_holder_comes_back_to_a_full_room() {
+    let s = start(Config {
+        room_members: 3,
+        ..Config::default()
+    })
+    .await;
+    let token = "bobs-token-0123456789";
+    let b = hello_with_token(&s.http, "bob", token).await;
+    let (mut a, b, room) = room_of_two_with(&s.http, b).await;
+    drop(b);
+    next_where(&mut a, |v| {
+        v["type"] == "state" && v["seats"][1]["connected"] == false
+    })
+    .await;
+    // Ann and two watchers fill the room.
+    let _watchers = watchers(&s.http, &room, "w", 2).await;
+    let (mut over, _) = hello(&s.http, "over").await;
+    send(
+        &mut over,
+        json!({"type": "join", "room": room, "play": false}),
+    )
+    .await;
+    assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    let mut back = hello_with_token(&s.http, "bob", token).await;
+    send(&mut back, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut back, "you").await["seat"], 1);
+}
+
+/// Connections that are not yet WebSockets count: past `max_handshakes`
+/// a new one is answered 503 with words and closed, whatever it sends;
+/// upgraded ones give their place back, and a closed one frees its place.
+#[tokio::test]
+async fn connections_before_the_upgrade_are_capped_with_a_503() {
+    let s = start(Config {
+        max_handshakes: 3,
+        ..Config::default()
+    })
+    .await;
+    // WebSockets hold no handshake place once upgraded.
+    let mut held = Vec::new();
+    for i in 0..5 {
+        held.push(hello(&s.http, &format!("p{i}")).await.0);
+    }
+    // Three sockets that never send a request hold the three places.
+    let mut idle = Vec::new();
+    for _ in 0..3 {
+        idle.push(TcpStream::connect(&s.http).await.unwrap());
+    }
+    let mut over = TcpStream::connect(&s.http).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(10), over.read_to_string(&mut answer))
+        .await
+        .expect("answered and closed at once")
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    assert!(
+        answer.ends_with(
+            "\r\n\r\nthe server has as many connections as it allows; try again later\n"
+        ),
+        "{answer}"
+    );
+    // The WebSockets are served meanwhile.
+    for ws in &mut held {
+        send(ws, json!({"type": "ping"})).await;
+        next(ws, "pong").await;
+    }
+    // One idle socket goes: its place is free again.
+    drop(idle.pop());
+    let page = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let page = support::ws::http_get(&format!("http://{}/", s.http)).await;
+            if !page.starts_with("HTTP/1.1 503") {
+                return page;
+            }
+        }
+    })
+    .await
+    .expect("a place came free");
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+}
+
+/// A hostile room: many watchers, several of them sending chat and joins
+/// as fast as each connection may. What the room sends its members stays
+/// within the room's budgets, whatever they send, and a game in another
+/// room is played out meanwhile, every move seen by its watcher in order.
+#[tokio::test]
+async fn a_hostile_room_of_many_watchers_makes_bounded_work() {
+    let s = start(Config::default()).await;
+    let (mut ha, _hb, hostile) = room_of_two(&s.http).await;
+    let _quiet = watchers(&s.http, &hostile, "q", 100).await;
+    let (mut counter, _) = hello(&s.http, "counter").await;
+    watch(&mut counter, &hostile).await;
+    // The other room: two players and a watcher.
+    let (mut a, mut b, calm) = room_of_two(&s.http).await;
+    let (mut seer, _) = hello(&s.http, "seer").await;
+    send(
+        &mut seer,
+        json!({"type": "join", "room": calm, "play": false}),
+    )
+    .await;
+    next(&mut seer, "state").await;
+
+    let started = std::time::Instant::now();
+    let mut floods = Vec::new();
+    for i in 0..5 {
+        let (mut h, _) = hello(&s.http, &format!("h{i}")).await;
+        watch(&mut h, &hostile).await;
+        let hostile = hostile.clone();
+        floods.push(tokio::spawn(async move {
+            for n in 0..20 {
+                send(&mut h, json!({"type": "chat", "text": format!("x{n}")})).await;
+                send(
+                    &mut h,
+                    json!({"type": "join", "room": hostile, "play": false}),
+                )
+                .await;
+            }
+            (h, format!("h{i}"))
+        }));
+    }
+    // Meanwhile a game in the other room.
+    let moves = ["h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9", "l8"];
+    let mut seen = json!(null);
+    for (i, point) in moves.iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut a } else { &mut b };
+        send(mover, json!({"type": "move", "point": point})).await;
+        seen = next_where(&mut seer, |v| {
+            v["type"] == "state" && v["moves"].as_array().is_some_and(|m| m.len() == i + 1)
+        })
+        .await;
+        assert_eq!(seen["moves"][i], *point);
+    }
+    assert_eq!(seen["result"]["winner"], "black", "{seen}");
+    let mut hostiles = Vec::new();
+    for f in floods {
+        hostiles.push(f.await.unwrap());
+    }
+    // Each hostile's 40 messages are answered (its own line back, `you`,
+    // or a refusal) before the marker goes out.
+    for (h, name) in &mut hostiles {
+        let mut answered = 0;
+        while answered < 40 {
+            next_where(h, |v| {
+                v["type"] == "you" || v["type"] == "error" || v["from"] == name.as_str()
+            })
+            .await;
+            answered += 1;
+        }
+    }
+    // The marker is a player's: the watchers' chat budget is spent, the
+    // players' is not.
+    send(&mut ha, json!({"type": "chat", "text": "marker"})).await;
+    let (mut chats, mut states) = (0usize, 0usize);
+    loop {
+        let v = next_where(&mut counter, |v| {
+            v["type"] == "chat" || v["type"] == "state"
+        })
+        .await;
+        if v["text"] == "marker" {
+            break;
+        }
+        if v["type"] == "chat" {
+            chats += 1;
+        } else {
+            states += 1;
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let chat_budget = 10 + (secs * 5.0).ceil() as usize;
+    let join_budget = 50 + (secs * 20.0).ceil() as usize;
+    assert!(chats <= chat_budget, "{chats} chat lines in {secs:.2} s");
+    assert!(states <= join_budget, "{states} states in {secs:.2} s");
+    // The watchers that only watched are all still there.
+    send(&mut counter, json!({"type": "lobby"})).await;
+    let lobby = next(&mut counter, "lobby").await;
+    let listed = lobby["rooms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == hostile.as_str());
+    assert_eq!(listed.unwrap()["spectators"], 106);
+}
+
+/// Each bingo action of a seat's is a state to everyone (a shuffle, or a
+/// call out of turn, too): the seats share the room's budget for them.
+#[tokio::test]
+async fn a_bingo_player_shuffling_on_and_on_is_paced() {
+    let s = start(Config::default()).await;
+    let (mut a, _) = hello(&s.http, "ann").await;
+    let room = create(
+        &mut a,
+        json!({"type": "create", "game": "bingo", "players": 3, "size": 3, "lines": 1}),
+    )
+    .await;
+    send(&mut a, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut a, "you").await["seat"], 0);
+    let (mut w, _) = hello(&s.http, "watcher").await;
+    watch(&mut w, &room).await;
+    send(&mut a, json!({"type": "chat", "text": "start"})).await;
+    for ws in [&mut a, &mut w] {
+        next_where(ws, |v| v["text"] == "start").await;
+    }
+    let started = std::time::Instant::now();
+    let shuffle = |_| json!({"type": "shuffle"});
+    let (states, busy) = flood(&mut a, 35, shuffle, "state", "busy").await;
+    let allowed = 20 + (started.elapsed().as_secs_f64() * 10.0).ceil() as usize;
+    assert!(busy > 0 && states <= allowed, "{states} shuffles passed");
+    // The watcher got one state for each that passed, and no more (the
+    // marker is the watcher's: the seats' budget is spent).
+    send(&mut w, json!({"type": "chat", "text": "end"})).await;
+    let mut seen = 0;
+    while next_where(&mut w, |v| v["type"] == "state" || v["text"] == "end").await["type"]
+        == "state"
+    {
+        seen += 1;
+    }
+    assert_eq!(seen, states);
+}
+
+/// A connection turned away from a full room, then sending `leave` again
+/// and again: it was never in, so nobody hears of it (each was a state to
+/// every member).
+#[tokio::test]
+async fn leaving_a_room_one_was_turned_away_from_sends_nobody_anything() {
+    let s = start(Config {
+        room_members: 3,
+        ..Config::default()
+    })
+    .await;
+    let (mut a, _b, room) = room_of_two(&s.http).await;
+    let _w = watchers(&s.http, &room, "w", 1).await;
+    let (mut over, _) = hello(&s.http, "over").await;
+    send(
+        &mut over,
+        json!({"type": "join", "room": room, "play": false}),
+    )
+    .await;
+    assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    send(&mut a, json!({"type": "chat", "text": "start"})).await;
+    next_where(&mut a, |v| v["text"] == "start").await;
+    for _ in 0..10 {
+        send(&mut over, json!({"type": "leave"})).await;
+        send(
+            &mut over,
+            json!({"type": "join", "room": room, "play": false}),
+        )
+        .await;
+        assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    }
+    send(&mut a, json!({"type": "chat", "text": "end"})).await;
+    let v = next_where(&mut a, |v| v["type"] == "state" || v["text"] == "end").await;
+    assert_eq!(v["text"], "end", "a member heard of it: {v}");
 }

@@ -27,6 +27,15 @@ function toast(text) {
   toast.timer = setTimeout(() => t.classList.remove("show"), 3000);
 }
 
+// A toast that asked for something done goes at once, rather than ask on
+// (`text`: only if it still says that).
+function hideToast(text) {
+  const t = document.getElementById("toast");
+  if (text !== undefined && t.textContent !== text) return;
+  clearTimeout(toast.timer);
+  t.classList.remove("show");
+}
+
 // ---- name, asked once ------------------------------------------------------
 
 function savedName() { return localStorage.getItem("madang.name"); }
@@ -70,7 +79,7 @@ const conn = {
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "welcome") { this.welcome = msg; setConnected(true); this.onOpen && this.onOpen(msg); return; }
       if (msg.type === "error") {
-        if (msg.code === "server_full" || msg.code === "too_many_rooms") showProblem(msg.message);
+        if (["server_full", "too_many_rooms", "too_many_watchers"].includes(msg.code)) showProblem(msg.message);
         else toast(msg.message);
       }
       for (const f of this.handlers) f(msg);
@@ -209,6 +218,7 @@ function roomPage(id) {
       return;
     }
     preview = null;
+    hideToast();
     conn.send({ type: "move", point });
   });
   const status = h("div", { class: "status", id: "status", role: "status" });
@@ -260,9 +270,10 @@ function roomPage(id) {
       const ms = state.clock[`${c}_ms`];
       const left = clockLeft(c);
       return h("div", { class: `player ${state.to_move === c ? "to-move" : ""}`, "data-color": c },
-        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name", title: seat ? seat.name : null }, seat ? seat.name : "(free seat)"),
+        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name", title: seat ? seat.name : null }, seat ? seat.name : state.status === "over" ? "(left)" : "(free seat)"),
           mine === c ? h("b", { class: "you" }, "(you)") : null),
-        h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : "waiting"),
+        // A seat freed after the game waits for no one.
+        h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : state.status === "over" ? "gone" : "waiting"),
         h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
     }));
     // Someone who opened a play link of a full room watches: say so.
@@ -280,7 +291,10 @@ function roomPage(id) {
     // The answer buttons sit above the board: on a phone scrolled down to
     // the chat they are out of sight, so a new offer is also said below.
     const offer = !mine ? null : state.draw_offer === them ? "draw" : state.takeback_request === them ? "takeback" : null;
-    if (offer && offer !== lastOffer) toast(offer === "draw" ? "Your opponent offers a draw (answer above the board)" : "Your opponent asks to take back a move (answer above the board)");
+    const offerText = (o) => o === "draw" ? "Your opponent offers a draw (answer above the board)" : "Your opponent asks to take back a move (answer above the board)";
+    if (offer && offer !== lastOffer) toast(offerText(offer));
+    // An offer answered (or lapsed) is no longer announced.
+    if (lastOffer && offer !== lastOffer) hideToast(offerText(lastOffer));
     lastOffer = offer;
     // An offer of mine that goes with no move and no end was refused: say
     // so, or the asker only sees its note vanish.
@@ -315,7 +329,10 @@ function roomPage(id) {
     // a hidden hand in a game between people.
     analyseBtn.hidden = state.status !== "playing" || (mine != null && !(opponent && opponent.kind === "engine"));
     if (analyseBtn.hidden || state.moves.length !== analysedAt) { analysis.replaceChildren(); analysedAt = null; }
-    if (mine && state.status === "over") {
+    if (mine && state.status === "over" && !opponent) {
+      // A program plays one game per connection: it has gone, and no rematch can start here.
+      actions.append(h("p", { id: "opponent-gone" }, "Your opponent has left this room. ", h("a", { href: "/" }, "Find another game in the lobby"), "."));
+    } else if (mine && state.status === "over") {
       const asked = state.rematch.includes(mine);
       actions.append(btn("rematch", asked ? "Rematch asked…" : state.rematch.length ? "Accept rematch" : "Rematch (colours swapped)", { type: "rematch" }, asked ? "" : "primary"));
     }
@@ -363,6 +380,9 @@ function roomPage(id) {
       analysis.replaceChildren(...analysisView(msg.analysis, state));
     } else if (msg.type === "error" && msg.code === "no_such_room") {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
+    } else if (msg.type === "error" && msg.code === "busy" && !state) {
+      // Many arrived at once and the room turned this join away: come in a moment later.
+      setTimeout(join, 1000);
     }
   });
   // Time left on colour `c`'s clock now (counted down from the state).
@@ -382,7 +402,8 @@ function roomPage(id) {
     shown.textContent = fmtClock(left);
     shown.classList.toggle("low", left != null && left < 10000);
   }, 250);
-  return () => conn.send({ type: "join", room: id, play: !watchOnly });
+  const join = () => conn.send({ type: "join", room: id, play: !watchOnly });
+  return join;
 }
 
 function capital(word) { return word[0].toUpperCase() + word.slice(1); }
@@ -411,11 +432,23 @@ function analysisView(a, state) {
 
 const RULES = ["renju", "renju-simplified", "freestyle", "standard"];
 
+// What the loser did, for the reasons a newcomer would not read from the
+// wire's word ("occupied", "invalid frame").
+const LOSSES = {
+  timeout: "ran out of time", "off-board": "played off the board", occupied: "played on a taken point",
+  "out-of-turn": "moved out of turn", "unknown-command": "sent an unknown command",
+  "invalid-frame": "sent an invalid message", disconnected: "lost the connection", abandoned: "left the game",
+};
+
 function resultText(winner, reason) {
   // A game the server stopped was not drawn: it has no result at all.
   if (reason === "shutdown") return "Stopped unfinished (the server shut down)";
   if (reason === "draw") return "Draw (the board is full)";
-  return `${winner === "draw" || winner == null ? "Draw" : `${capital(winner)} wins`} (${String(reason).replace(/-/g, " ")})`;
+  if (winner === "draw" || winner == null) return `Draw (${String(reason).replace(/-/g, " ")})`;
+  const loser = winner === "black" ? "white" : "black";
+  const forbidden = /^forbidden \((.*)\)$/.exec(reason);
+  const why = forbidden ? `${loser} played a forbidden ${forbidden[1]}` : LOSSES[reason] ? `${loser} ${LOSSES[reason]}` : String(reason).replace(/-/g, " ");
+  return `${capital(winner)} wins (${why})`;
 }
 
 async function gamesPage() {

@@ -279,10 +279,14 @@ export function bingoRoomPage(ctx, id) {
       chatLog.scrollTop = chatLog.scrollHeight;
     } else if (msg.type === "error" && msg.code === "no_such_room") {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
+    } else if (msg.type === "error" && msg.code === "busy" && !state) {
+      // Many arrived at once and the room turned this join away: come in a moment later.
+      setTimeout(join, 1000);
     }
   });
   setInterval(() => { if (state && state.turn_ms != null && state.status === "playing") status.textContent = statusLine(); }, 500);
-  return () => conn.send({ type: "join", room: id, play: !watchOnly });
+  const join = () => conn.send({ type: "join", room: id, play: !watchOnly });
+  return join;
 }
 
 // ---- replay ------------------------------------------------------------------------
@@ -308,13 +312,16 @@ export function bingoReplay(ctx, id, g) {
     else if (e.key === "Home") go(0); else if (e.key === "End") go(g.calls.length);
   });
   const base = `/games/${encodeURIComponent(id)}`;
+  const ctl = (bid, label, title, onclick) => h("button", { id: bid, title, "aria-label": title, onclick }, label);
   main.replaceChildren(h("div", { class: "room-layout bingo-room bingo-replay" }, h("div", { class: "panel" }, box),
     h("div", { class: "panel" }, h("h2", {}, `Bingo ${g.size}×${g.size}, ${g.lines} line${g.lines > 1 ? "s" : ""}`),
       h("p", {}, `${REASONS[g.reason] || g.reason} · ${new Date(g.started_unix_ms).toLocaleString()}`),
       rankingTable(h, names, places), info,
+      // The glyphs of the Omok replay: ⏮ and ⏭ are missing from common fonts (a box on a phone).
       h("div", { class: "replay-controls" },
-        h("button", { id: "first", onclick: () => go(0) }, "⏮"), h("button", { id: "prev", onclick: () => go(at - 1) }, "◀"),
-        h("button", { id: "next", onclick: () => go(at + 1) }, "▶"), h("button", { id: "last", onclick: () => go(g.calls.length) }, "⏭")),
+        ctl("first", "|◀", "first call", () => go(0)), ctl("prev", "◀", "previous call (←)", () => go(at - 1)),
+        ctl("next", "▶", "next call (→)", () => go(at + 1)), ctl("last", "▶|", "last call", () => go(g.calls.length))),
+      h("p", { class: "muted small" }, "Keys: ← → step, Home / End jump."),
       h("p", {}, "Download: ", h("a", { href: `${base}.json` }, "JSON")))));
   show();
 }
