@@ -66,7 +66,7 @@ struct Args {
     /// Fit a value per multiset of line patterns too.
     #[arg(long)]
     combos: bool,
-    /// Fit the [`decisive`] values too (`EVAL_DECISIVE` in the engine).
+    /// Fit the [`decisive`] values too (not in the engine: an experiment).
     #[arg(long)]
     decisive: bool,
     /// Weight of the squared combination values in the loss.
@@ -320,8 +320,7 @@ impl Model {
 /// Two facts about the whole position that a sum over points cannot see,
 /// for the side to move: it can make a double three, a four-three or an
 /// open four while the opponent can make no four (a win); the opponent can
-/// make a four while it can make neither a four nor an open three. The
-/// engine's `Position::eval` adds the same two, from counts it keeps.
+/// make a four while it can make neither a four nor an open three.
 fn decisive(me: &Features, opp: &Features) -> [f64; 2] {
     let has = |f: &Features, ts: &[Threat]| ts.iter().any(|&t| f.dense[11 + t as usize] > 0.0);
     let fours = [
@@ -480,8 +479,8 @@ fn current(m: Model) -> Vec<f64> {
 }
 
 /// Where the fit starts, and which values it keeps: the hand-picked values
-/// and none kept, or with features to `freeze` the engine's line, threat
-/// and decisive values (its multiset values are not read: they start at zero), those
+/// and none kept, or with features to `freeze` the engine's line and
+/// threat values (its multiset values are not read: they start at zero), those
 /// features kept, and the multiset values of a point that holds one of
 /// them kept at zero (else a multiset value could undo the freeze).
 fn start(m: Model, freeze: &[usize]) -> (Vec<f64>, Vec<bool>) {
@@ -516,12 +515,6 @@ fn start(m: Model, freeze: &[usize]) -> (Vec<f64>, Vec<bool>) {
                 for &id in &frozen_ids {
                     frozen[index(m, black, role, F + id)] = true;
                 }
-            }
-        }
-        if m.decisive {
-            let at = m.width() - 2;
-            for (j, &v) in Position::decisive_values()[c].iter().enumerate() {
-                w[index(m, black, 0, at + j)] = f64::from(v);
             }
         }
     }
@@ -780,10 +773,8 @@ fn report(
     }
     if m.decisive {
         let at = m.width() - 2;
-        let v = [true, false]
-            .map(|black| [at, at + 1].map(|k| rounded[index(m, black, 0, k)].round() as i32));
-        println!("// black, white; a win to make, a four to meet");
-        println!("const EVAL_DECISIVE: [[i32; 2]; 2] = {v:?};");
+        let v = [true, false].map(|black| [at, at + 1].map(|k| w[index(m, black, 0, k)].round()));
+        println!("decisive values (black, white; a win to make, a four to meet): {v:?}");
     }
 }
 

@@ -274,29 +274,6 @@ const EVAL_THREAT: EvalValues<9> = [
     ],
 ];
 
-/// The evaluation's values of two facts about the whole position that no
-/// sum over points sees, for the side to move, by its colour (black,
-/// white): it can make a double three, a four-three or an open four
-/// ([`IS_WIN`]) and the opponent can make no four (a win the sum
-/// underrates: PentaZen's labels give such positions 0.97, the sum alone
-/// 0.81); the opponent can make a four and it can make neither a four nor
-/// an open three (the opponent's four values overrate that). From
-/// session 8's fit of them with a refit of the tables (`eval_tune
-/// --decisive`), added to the tables above unchanged: with the refit
-/// tables the engine failed a test (BENCHMARKS.md, "Session 9: evaluation
-/// (eval9)").
-const EVAL_DECISIVE: [[i32; 2]; 2] = [[1569, 678], [2674, 458]];
-
-/// Whether each threat (by number) counts towards [`EVAL_DECISIVE`]'s win
-/// to make: a double three, a four-three or an open four.
-const IS_WIN: [u16; 9] = {
-    let mut t = [0; 9];
-    t[Threat::Flex3x2 as usize] = 1;
-    t[Threat::Block4Flex3 as usize] = 1;
-    t[Threat::Flex4 as usize] = 1;
-    t
-};
-
 mod combo_values;
 use combo_values::EVAL_COMBO;
 
@@ -402,7 +379,6 @@ struct Mark {
     saved: usize,
     sets: [[PointSet; 3]; 2],
     total: [Packed; 2],
-    wins: [u16; 2],
 }
 
 /// What a stone of one colour at one point would make: nothing at an
@@ -448,8 +424,6 @@ pub struct Position {
     /// Each colour's summed point values for the evaluation, as the side
     /// to move and as the opponent ([`Packed`]).
     total: [Packed; 2],
-    /// How many empty points give each colour a win to make ([`IS_WIN`]).
-    wins: [u16; 2],
     /// How many stones are at most two away from each point in both
     /// coordinates (the point itself not counted), at [`near_index`].
     near: [u8; NEAR_LEN],
@@ -484,7 +458,6 @@ impl Position {
             keys: GEOMETRY.empty,
             sets: [[PointSet::default(); 3]; 2],
             total: [0; 2],
-            wins: [0; 2],
             near: [0; NEAR_LEN],
             vacant: [true; NUM_POINTS],
             moves: Vec::with_capacity(NUM_POINTS),
@@ -617,21 +590,7 @@ impl Position {
         let me = self.side().index();
         // The side to move gets to use its shapes first: its values are
         // fitted apart from the opponent's.
-        let sum = unpack(self.total[me])[0] - unpack(self.total[1 - me])[1];
-        let opponent_four = !self.sets[1 - me][ThreatSet::Four as usize].is_empty();
-        if self.wins[me] > 0 {
-            // A win to make is a four or an open three too, so at most one
-            // of the two facts holds.
-            if !opponent_four {
-                return sum + EVAL_DECISIVE[me][0];
-            }
-        } else if opponent_four
-            && self.sets[me][ThreatSet::Four as usize].is_empty()
-            && self.sets[me][ThreatSet::Three as usize].is_empty()
-        {
-            return sum + EVAL_DECISIVE[me][1];
-        }
-        sum
+        unpack(self.total[me])[0] - unpack(self.total[1 - me])[1]
     }
 
     /// Whether `c` may play at empty `p`: for black under the renju rules,
@@ -669,7 +628,6 @@ impl Position {
             saved: self.saved.len(),
             sets: self.sets,
             total: self.total,
-            wins: self.wins,
         });
         self.refresh_around(p, c);
         self.count_near(p, u64::wrapping_add);
@@ -692,7 +650,6 @@ impl Position {
         self.saved.truncate(mark.saved);
         self.sets = mark.sets;
         self.total = mark.total;
-        self.wins = mark.wins;
         self.count_near(p, u64::wrapping_sub);
     }
 
@@ -766,7 +723,6 @@ impl Position {
     #[inline(always)]
     fn changed(&mut self, c: usize, p: Point, old: Code, new: Code) {
         self.total[c] += new.eval - old.eval;
-        self.wins[c] = self.wins[c] + IS_WIN[new.threat as usize] - IS_WIN[old.threat as usize];
         let (from, to) = (
             THREAT_SET[old.threat as usize],
             THREAT_SET[new.threat as usize],
@@ -828,12 +784,6 @@ impl Position {
         (&EVAL_LINE, &EVAL_THREAT)
     }
 
-    /// The values of [`Position::eval`]'s two facts about the whole
-    /// position, by the colour to move: a win to make, a four to meet.
-    pub fn decisive_values() -> &'static [[i32; 2]; 2] {
-        &EVAL_DECISIVE
-    }
-
     /// How many empty points hold each line pattern (counted over the four
     /// directions) and each threat for `c`: the evaluation's features, for
     /// fitting its values (`examples/eval_tune.rs`). Scans the board.
@@ -893,12 +843,7 @@ mod tests {
                     .collect();
                 let set: Vec<Point> = pos.threat_points(c, ThreatSet::Four).iter().collect();
                 assert_eq!(set, fours);
-                let wins = Point::all()
-                    .filter(|&p| pos.is_empty(p) && IS_WIN[pos.threat(c, p) as usize] == 1)
-                    .count();
-                assert_eq!(usize::from(pos.wins[c.index()]), wins);
             }
-            assert_eq!(pos.wins, fresh.wins);
         }
         for _ in 0..moves.len() {
             pos.undo();
@@ -910,32 +855,7 @@ mod tests {
         assert_eq!(pos.near, empty.near);
         assert_eq!(pos.vacant, empty.vacant);
         assert_eq!(pos.sets, empty.sets);
-        assert_eq!(pos.wins, [0; 2]);
         assert!(pos.saved.is_empty());
-    }
-
-    #[test]
-    fn values_a_win_to_make_and_a_four_to_meet() {
-        // Black to move, open twos h8 i8 and g9 g10 (white's stones
-        // scattered in the corners): g8 makes two open threes.
-        let pos = Position::from_moves(Rule::Freestyle, &pts("h8 a1 i8 o15 g9 a15 g10 o1"));
-        let sum = |pos: &Position| {
-            let me = pos.side().index();
-            unpack(pos.total[me])[0] - unpack(pos.total[1 - me])[1]
-        };
-        assert_eq!(pos.side(), Color::Black);
-        assert!(pos.wins[0] > 0, "g8 or j8 makes two open threes");
-        assert_eq!(pos.eval(), sum(&pos) + EVAL_DECISIVE[0][0]);
-        // White to move, black can make a four and white nothing forcing.
-        let pos = Position::from_moves(Rule::Freestyle, &pts("h8 a1 i8 o15 j8"));
-        assert_eq!(pos.side(), Color::White);
-        assert!(!pos.threat_points(Color::Black, ThreatSet::Four).is_empty());
-        assert_eq!(pos.eval(), sum(&pos) + EVAL_DECISIVE[1][1]);
-        // After white's block black, to move, can make a closed four only,
-        // and white no four: neither fact holds.
-        let pos = Position::from_moves(Rule::Freestyle, &pts("h8 a1 i8 o15 j8 k8"));
-        assert_eq!(pos.wins[0], 0);
-        assert_eq!(pos.eval(), sum(&pos));
     }
 
     #[test]
