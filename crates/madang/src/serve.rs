@@ -52,7 +52,7 @@ pub struct Args {
     /// Watchers' chat lines one room takes, as PER_SECOND/s,BURST.
     #[arg(long, value_name = "RATE", default_value_t = server::RoomRates::default().watcher_chat)]
     watcher_chat: server::Rate,
-    /// The players' messages to everyone in one room (chat, offers,
+    /// Each player's messages to everyone in its room (chat, offers,
     /// bingo actions; not Omok moves), as PER_SECOND/s,BURST.
     #[arg(long, value_name = "RATE", default_value_t = server::RoomRates::default().seats)]
     seat_messages: server::Rate,

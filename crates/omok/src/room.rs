@@ -763,19 +763,28 @@ impl Room {
         )
     }
 
-    /// Whether a `Join` with `token` and `play` would hold a seat (its
-    /// own, or a free one) rather than watch: a host that bounds watchers
-    /// never turns such a join away.
-    pub fn would_seat(&self, token: &str, play: bool) -> bool {
-        self.own_seat(token).is_some()
-            || (play
-                && matches!(self.phase, Phase::Waiting)
-                && self.seats.iter().any(Option::is_none))
+    /// The seat a `Join` with `token` and `play` would hold (its own, or
+    /// a free one), `None` when it would watch: a host that bounds
+    /// watchers never turns such a join away.
+    pub fn seat_for(&self, token: &str, play: bool) -> Option<usize> {
+        self.own_seat(token)
+            .or_else(|| play.then(|| self.free_seat()).flatten())
     }
 
-    /// Whether connection `from` holds a seat (a watcher does not).
-    pub fn holds_seat(&self, from: ClientId) -> bool {
-        matches!(self.members.get(&from), Some((_, Member::Seat(_))))
+    /// The seat a newcomer would take, while the room waits for players.
+    pub fn free_seat(&self) -> Option<usize> {
+        match self.phase {
+            Phase::Waiting => (0..2).find(|&s| self.seats[s].is_none()),
+            _ => None,
+        }
+    }
+
+    /// The seat connection `from` holds (a watcher holds none).
+    pub fn seat_held(&self, from: ClientId) -> Option<usize> {
+        match self.members.get(&from) {
+            Some((_, Member::Seat(seat))) => Some(*seat),
+            _ => None,
+        }
     }
 
     fn join(&mut self, from: ClientId, name: String, token: String, play: bool, now: Instant) {

@@ -61,14 +61,17 @@ impl HostedRoom for BingoHosted {
         self.room.handle(from, input, now);
     }
 
-    fn would_seat(&self, input: &Input) -> bool {
-        matches!(input, Input::Join { token, play, .. } if self.room.seat_for(token, *play).is_some())
+    fn seat_for(&self, input: &Input) -> Option<usize> {
+        match input {
+            Input::Join { token, play, .. } => self.room.seat_for(token, *play),
+            _ => None,
+        }
     }
 
-    fn holds_seat(&self, from: ClientId) -> bool {
+    fn seat_of(&self, from: ClientId) -> Option<usize> {
         self.room
             .members()
-            .any(|(id, seat)| id == from && seat.is_some())
+            .find_map(|(id, seat)| (id == from).then_some(seat)?)
     }
 
     fn analyse(&mut self, host: &mut Host, from: ClientId, _: Instant) {

@@ -30,12 +30,12 @@ pub(crate) trait HostedRoom: Send + 'static {
     /// An input from a connection of the room (its sink is registered).
     fn input(&mut self, host: &mut Host, from: ClientId, input: Input, now: Instant);
 
-    /// Whether `input`, a connection's entering, would hold a seat (the
-    /// room's own or a free one, or a program's) rather than watch.
-    fn would_seat(&self, input: &Input) -> bool;
+    /// The seat `input`, a connection's entering, would hold (its own or
+    /// a free one, or a program's), `None` when it would watch.
+    fn seat_for(&self, input: &Input) -> Option<usize>;
 
-    /// Whether connection `from` holds a seat.
-    fn holds_seat(&self, from: ClientId) -> bool;
+    /// The seat connection `from` holds, if any.
+    fn seat_of(&self, from: ClientId) -> Option<usize>;
 
     /// A connection asks for the engine's view of the position.
     fn analyse(&mut self, host: &mut Host, from: ClientId, now: Instant);
@@ -118,7 +118,7 @@ async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<
                 let now = TokioInstant::now().into_std();
                 match cmd {
                     RoomCmd::Enter { from, sink, input } => {
-                        let (seat, again) = (room.would_seat(&input), host.members.contains_key(&from));
+                        let (seat, again) = (room.seat_for(&input), host.members.contains_key(&from));
                         if let Err((code, why)) = host.limits.enter(seat, again, host.members.len(), now) {
                             sink.try_send(Outgoing::Text(proto::error(code.name(), why).into()));
                             continue;
@@ -128,7 +128,7 @@ async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<
                         room.input(&mut host, from, input, now);
                     }
                     RoomCmd::Input { from, input } => {
-                        if let Err((code, why)) = host.limits.input(room.holds_seat(from), &input, now) {
+                        if let Err((code, why)) = host.limits.input(room.seat_of(from), &input, now) {
                             host.refuse(from, code.name(), why);
                             continue;
                         }
@@ -149,7 +149,9 @@ async fn run<R: HostedRoom>(mut room: R, mut host: Host, mut rx: mpsc::Receiver<
                         // Every action of a seat's (a call out of turn too)
                         // is a state to everyone; a watcher's is refused
                         // to it alone.
-                        if room.holds_seat(from) && let Err((code, why)) = host.limits.seats(now) {
+                        if let Some(seat) = room.seat_of(from)
+                            && let Err((code, why)) = host.limits.seat(seat, now)
+                        {
                             host.refuse(from, code.name(), why);
                             continue;
                         }
@@ -359,12 +361,12 @@ mod tests {
             tokio::spawn(async move { answers.send("thought").await });
         }
 
-        fn would_seat(&self, _: &Input) -> bool {
-            false
+        fn seat_for(&self, _: &Input) -> Option<usize> {
+            None
         }
 
-        fn holds_seat(&self, _: ClientId) -> bool {
-            false
+        fn seat_of(&self, _: ClientId) -> Option<usize> {
+            None
         }
 
         fn analyse(&mut self, _: &mut Host, _: ClientId, _: Instant) {}

@@ -4,8 +4,9 @@
 //! A room sends a chat, a join (the watcher count changes) or an offer to
 //! every member: one client's allowed rate times the room's size. So a
 //! room bounds its watchers, and gives them budgets of their own that the
-//! players' never share: watchers cannot crowd out the players, and the
-//! work one room makes is bounded whoever sends what.
+//! players' never share, and each seat a budget of its own: watchers
+//! cannot crowd out the players, nor one player the others, and the work
+//! one room makes is bounded whoever sends what.
 
 use std::time::Instant;
 
@@ -97,8 +98,8 @@ pub struct RoomRates {
     pub watcher_joins: Rate,
     /// Chat lines of watchers.
     pub watcher_chat: Rate,
-    /// Everything of the seat holders' that goes to everyone (chat,
-    /// offers, joins again), but moves.
+    /// Everything of one seat's holder that goes to everyone (chat,
+    /// offers, joins again), but moves: each seat has its own.
     pub seats: Rate,
 }
 
@@ -119,7 +120,10 @@ pub(crate) struct RoomLimits {
     members: usize,
     watcher_joins: Bucket,
     watcher_chat: Bucket,
-    seats: Bucket,
+    seat_rate: Rate,
+    /// Each seat's, by its index, made when it first spends (the room
+    /// names the seat, so there are as many as the room has seats).
+    seats: Vec<Bucket>,
 }
 
 /// Why a room turned a client's message away: the error's code and text.
@@ -133,21 +137,22 @@ impl RoomLimits {
             members,
             watcher_joins: bucket(rates.watcher_joins),
             watcher_chat: bucket(rates.watcher_chat),
-            seats: bucket(rates.seats),
+            seat_rate: rates.seats,
+            seats: Vec::new(),
         }
     }
 
-    /// A connection enters (`again`: it is in the room already) to hold a
-    /// seat or to watch, the room having `members` connections.
+    /// A connection enters (`again`: it is in the room already) to hold
+    /// `seat` or to watch (`None`), the room having `members` connections.
     pub(crate) fn enter(
         &mut self,
-        seat: bool,
+        seat: Option<usize>,
         again: bool,
         members: usize,
         now: Instant,
     ) -> Result<(), Refused> {
-        if seat {
-            return self.seats(now);
+        if let Some(seat) = seat {
+            return self.seat(seat, now);
         }
         if !again && members >= self.members {
             return Err((
@@ -161,31 +166,40 @@ impl RoomLimits {
         ))
     }
 
-    /// An input from a connection in the room (`seat`: it holds a seat).
-    pub(crate) fn input(&mut self, seat: bool, input: &Input, now: Instant) -> Result<(), Refused> {
-        match input {
+    /// An input from a connection in the room, holding `seat` or
+    /// watching (`None`).
+    pub(crate) fn input(
+        &mut self,
+        seat: Option<usize>,
+        input: &Input,
+        now: Instant,
+    ) -> Result<(), Refused> {
+        match (input, seat) {
             // Moves are paced by the game, and leaving is never refused.
-            Input::Move(_) | Input::Leave | Input::Frame(_) | Input::Resign => Ok(()),
-            Input::Chat(_) if !seat => self.watcher_chat.take(now).then_some(()).ok_or((
+            (Input::Move(_) | Input::Leave | Input::Frame(_) | Input::Resign, _) => Ok(()),
+            (_, Some(seat)) => self.seat(seat, now),
+            (Input::Chat(_), None) => self.watcher_chat.take(now).then_some(()).ok_or((
                 ErrorCode::RateLimited,
                 "the watchers of this room chat as fast as it allows; this line was dropped",
             )),
             // A watcher's offers are refused by the room to it alone.
-            _ if !seat => Ok(()),
-            _ => self.seats(now),
+            (_, None) => Ok(()),
         }
     }
 
-    /// A message of a seat's that goes to everyone (not a move).
-    pub(crate) fn seats(&mut self, now: Instant) -> Result<(), Refused> {
-        self.seats.take(now).then_some(()).ok_or(SEATS_BUSY)
+    /// A message of `seat`'s holder that goes to everyone (not a move).
+    pub(crate) fn seat(&mut self, seat: usize, now: Instant) -> Result<(), Refused> {
+        if self.seats.len() <= seat {
+            let Rate { per_sec, burst } = self.seat_rate;
+            self.seats
+                .resize_with(seat + 1, || Bucket::new(per_sec, burst, now));
+        }
+        self.seats[seat].take(now).then_some(()).ok_or((
+            ErrorCode::Busy,
+            "you send this room too much just now; try again in a moment",
+        ))
     }
 }
-
-const SEATS_BUSY: Refused = (
-    ErrorCode::Busy,
-    "the players of this room send too much just now; try again in a moment",
-);
 
 #[cfg(test)]
 mod tests {
@@ -233,25 +247,45 @@ mod tests {
         let mut room = RoomLimits::new(3, &rates, now);
         let chat = Input::Chat("hi".to_owned());
         let refused = (0..100)
-            .filter(|_| room.input(false, &chat, now).is_err())
+            .filter(|_| room.input(None, &chat, now).is_err())
             .count();
         assert_eq!(refused, 100 - rates.watcher_chat.burst as usize);
         let joins = (0..100)
-            .filter(|_| room.enter(false, true, 1, now).is_ok())
+            .filter(|_| room.enter(None, true, 1, now).is_ok())
             .count();
         assert_eq!(joins, rates.watcher_joins.burst as usize);
         // The players still chat, offer and come back.
-        assert!(room.input(true, &chat, now).is_ok());
-        assert!(room.input(true, &Input::Rematch, now).is_ok());
-        assert!(room.enter(true, false, 3, now).is_ok());
+        assert!(room.input(Some(0), &chat, now).is_ok());
+        assert!(room.input(Some(1), &Input::Rematch, now).is_ok());
+        assert!(room.enter(Some(1), false, 3, now).is_ok());
         // A watcher's offer is the room's to refuse; moves are never
         // budgeted.
-        assert!(room.input(false, &Input::OfferDraw, now).is_ok());
+        assert!(room.input(None, &Input::OfferDraw, now).is_ok());
         let later = now + Duration::from_secs(60);
         assert_eq!(
-            room.enter(false, false, 3, later).unwrap_err().0,
+            room.enter(None, false, 3, later).unwrap_err().0,
             ErrorCode::TooManyWatchers
         );
-        assert!(room.enter(false, false, 2, later).is_ok());
+        assert!(room.enter(None, false, 2, later).is_ok());
+    }
+
+    #[test]
+    fn a_player_never_spends_another_players_budget() {
+        let now = Instant::now();
+        let rates = RoomRates::default();
+        let mut room = RoomLimits::new(10, &rates, now);
+        let chat = Input::Chat("spam".to_owned());
+        let taken = (0..100)
+            .filter(|_| room.input(Some(2), &chat, now).is_ok())
+            .count();
+        assert_eq!(taken, rates.seats.burst as usize);
+        assert_eq!(
+            room.enter(Some(2), true, 3, now).unwrap_err().0,
+            ErrorCode::Busy
+        );
+        // The others still offer, come back and (in bingo) call.
+        assert!(room.input(Some(0), &Input::OfferDraw, now).is_ok());
+        assert!(room.enter(Some(1), true, 3, now).is_ok());
+        assert!(room.seat(0, now).is_ok());
     }
 }

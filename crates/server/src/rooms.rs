@@ -586,16 +586,18 @@ impl HostedRoom for OmokHosted {
         self.room.handle(from, input, now);
     }
 
-    fn would_seat(&self, input: &Input) -> bool {
+    fn seat_for(&self, input: &Input) -> Option<usize> {
         match input {
-            Input::Join { token, play, .. } => self.room.would_seat(token, *play),
-            // A program on the referee port comes to take a seat.
-            _ => true,
+            Input::Join { token, play, .. } => self.room.seat_for(token, *play),
+            // A program on the referee port comes to take a seat; when none
+            // is free the room turns it away, and the first seat's budget
+            // pays for the attempt.
+            _ => Some(self.room.free_seat().unwrap_or(0)),
         }
     }
 
-    fn holds_seat(&self, from: ClientId) -> bool {
-        self.room.holds_seat(from)
+    fn seat_of(&self, from: ClientId) -> Option<usize> {
+        self.room.seat_held(from)
     }
 
     fn analyse(&mut self, host: &mut Host, from: ClientId, now: StdInstant) {

@@ -1069,9 +1069,10 @@ async fn a_hostile_room_of_many_watchers_makes_bounded_work() {
 }
 
 /// Each bingo action of a seat's is a state to everyone (a shuffle, or a
-/// call out of turn, too): the seats share the room's budget for them.
+/// call out of turn, too): each seat has a budget for them, which another
+/// player's flood does not spend.
 #[tokio::test]
-async fn a_bingo_player_shuffling_on_and_on_is_paced() {
+async fn a_bingo_player_shuffling_on_and_on_is_paced_alone() {
     let s = start(Config::default()).await;
     let (mut a, _) = hello(&s.http, "ann").await;
     let room = create(
@@ -1081,6 +1082,9 @@ async fn a_bingo_player_shuffling_on_and_on_is_paced() {
     .await;
     send(&mut a, json!({"type": "join", "room": room})).await;
     assert_eq!(next(&mut a, "you").await["seat"], 0);
+    let (mut b, _) = hello(&s.http, "bob").await;
+    send(&mut b, json!({"type": "join", "room": room})).await;
+    assert_eq!(next(&mut b, "you").await["seat"], 1);
     let (mut w, _) = hello(&s.http, "watcher").await;
     watch(&mut w, &room).await;
     send(&mut a, json!({"type": "chat", "text": "start"})).await;
@@ -1102,6 +1106,9 @@ async fn a_bingo_player_shuffling_on_and_on_is_paced() {
         seen += 1;
     }
     assert_eq!(seen, states);
+    // The other player, once it has seen the flood, still shuffles.
+    next_where(&mut b, |v| v["text"] == "end").await;
+    assert_eq!(flood(&mut b, 5, shuffle, "state", "busy").await, (5, 0));
 }
 
 /// A connection turned away from a full room, then sending `leave` again
