@@ -144,6 +144,9 @@ impl RoomLimits {
 
     /// A connection enters (`again`: it is in the room already) to hold
     /// `seat` or to watch (`None`), the room having `members` connections.
+    /// A seat's holder coming back on a new connection (or a program
+    /// taking its seat) is never refused: only joining again on the same
+    /// connection spends the seat's budget.
     pub(crate) fn enter(
         &mut self,
         seat: Option<usize>,
@@ -152,7 +155,7 @@ impl RoomLimits {
         now: Instant,
     ) -> Result<(), Refused> {
         if let Some(seat) = seat {
-            return self.seat(seat, now);
+            return if again { self.seat(seat, now) } else { Ok(()) };
         }
         if !again && members >= self.members {
             return Err((
@@ -283,6 +286,8 @@ mod tests {
             room.enter(Some(2), true, 3, now).unwrap_err().0,
             ErrorCode::Busy
         );
+        // Coming back on a new connection is never refused.
+        assert!(room.enter(Some(2), false, 3, now).is_ok());
         // The others still offer, come back and (in bingo) call.
         assert!(room.input(Some(0), &Input::OfferDraw, now).is_ok());
         assert!(room.enter(Some(1), true, 3, now).is_ok());

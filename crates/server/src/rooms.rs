@@ -589,10 +589,9 @@ impl HostedRoom for OmokHosted {
     fn seat_for(&self, input: &Input) -> Option<usize> {
         match input {
             Input::Join { token, play, .. } => self.room.seat_for(token, *play),
-            // A program on the referee port comes to take a seat; when none
-            // is free the room turns it away, and the first seat's budget
-            // pays for the attempt.
-            _ => Some(self.room.free_seat().unwrap_or(0)),
+            // A program on the referee port comes to take a seat (once, so
+            // no budget is spent; when none is free the room turns it away).
+            _ => Some(self.room.free_seat().unwrap_or_default()),
         }
     }
 
