@@ -298,11 +298,14 @@ impl Connected<IncomingStream<'_, Listener>> for Peer {
 
 /// The kernel's send buffer of a WebSocket, asked for at the upgrade
 /// (Linux keeps twice this for its own accounting). Game messages are a
-/// few hundred bytes, so it holds hundreds of them; a client that never
+/// few hundred bytes, so it holds a thousand of them; a client that never
 /// reads holds at most this much of the kernel's memory (the default grows
 /// to 4 MiB), then its frames wait in [`Out::pending`], which is bounded
-/// too. Pages keep the default, which grows for their larger responses.
-pub(crate) const SEND_BUFFER: usize = 64 << 10;
+/// too. Not smaller: at 64 KiB the kernel woke writers so much more often
+/// that a move cost the server 10-20% more CPU on loopback (BENCHMARKS,
+/// session 9). Pages keep the default, which grows for their larger
+/// responses.
+pub(crate) const SEND_BUFFER: usize = 256 << 10;
 
 impl Peer {
     /// The connection becomes a WebSocket: the handshake time no longer
