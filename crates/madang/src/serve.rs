@@ -32,18 +32,18 @@ pub struct Args {
     #[arg(long, default_value = "60s", value_parser = parse_duration)]
     grace: Duration,
     /// Most rooms open at once.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = server::Config::default().max_rooms)]
     max_rooms: usize,
     /// Most connections (browsers, programs) at once.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = server::Config::default().max_connections)]
     max_connections: usize,
     /// Most web connections at once that are not yet WebSockets (page
     /// loads, upgrades under way); past it a new one gets HTTP 503.
-    #[arg(long, default_value_t = 4_096)]
+    #[arg(long, default_value_t = server::Config::default().max_handshakes)]
     max_handshakes: usize,
     /// Most connections in one room (players and watchers); past it a
     /// watcher's join gets `too_many_watchers`.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = server::Config::default().room_members)]
     room_members: usize,
     /// Watchers' joins one room takes (each is a state to everyone), as
     /// PER_SECOND/s,BURST; past it a join is answered `busy`.
@@ -58,7 +58,7 @@ pub struct Args {
     seat_messages: server::Rate,
     /// Most engines playing in rooms at once (each built-in one keeps
     /// 16 MiB for its room's life; an operator's engine is a process).
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = server::Config::default().max_engines)]
     max_engines: usize,
     /// A Gomocup engine people can play in the lobby, as NAME=COMMAND
     /// (repeatable).

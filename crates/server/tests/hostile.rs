@@ -781,6 +781,13 @@ async fn flood(
     (passed, refused)
 }
 
+/// `ws` asks to join `room` (to play or to watch) and is turned away
+/// because the room is full.
+async fn turned_away(ws: &mut Ws, room: &str, play: bool) {
+    send(ws, json!({"type": "join", "room": room, "play": play})).await;
+    assert_eq!(next(ws, "error").await["code"], "too_many_watchers");
+}
+
 /// Reads `n` answers (each `you` or an `error`) on `ws`; how many were
 /// errors of `code`.
 async fn answers(ws: &mut Ws, n: usize, code: &str) -> usize {
@@ -841,12 +848,7 @@ async fn a_room_bounds_its_watchers_and_their_joins_but_never_a_seat() {
     // full.
     let mut watchers = watchers(&s.http, &room, "w", 5).await;
     let (mut over, _) = hello(&s.http, "late").await;
-    send(
-        &mut over,
-        json!({"type": "join", "room": room, "play": true}),
-    )
-    .await;
-    assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    turned_away(&mut over, &room, true).await;
     others_are_served(&s.http).await;
 
     // Watchers in the room joining again and again: 50 at once, then 20 a
@@ -902,12 +904,7 @@ async fn a_seat_holder_comes_back_to_a_full_room() {
     // Ann and two watchers fill the room.
     let _watchers = watchers(&s.http, &room, "w", 2).await;
     let (mut over, _) = hello(&s.http, "over").await;
-    send(
-        &mut over,
-        json!({"type": "join", "room": room, "play": false}),
-    )
-    .await;
-    assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    turned_away(&mut over, &room, false).await;
     let mut back = hello_with_token(&s.http, "bob", token).await;
     send(&mut back, json!({"type": "join", "room": room})).await;
     assert_eq!(next(&mut back, "you").await["seat"], 1);
@@ -1124,22 +1121,12 @@ async fn leaving_a_room_one_was_turned_away_from_sends_nobody_anything() {
     let (mut a, _b, room) = room_of_two(&s.http).await;
     let _w = watchers(&s.http, &room, "w", 1).await;
     let (mut over, _) = hello(&s.http, "over").await;
-    send(
-        &mut over,
-        json!({"type": "join", "room": room, "play": false}),
-    )
-    .await;
-    assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+    turned_away(&mut over, &room, false).await;
     send(&mut a, json!({"type": "chat", "text": "start"})).await;
     next_where(&mut a, |v| v["text"] == "start").await;
     for _ in 0..10 {
         send(&mut over, json!({"type": "leave"})).await;
-        send(
-            &mut over,
-            json!({"type": "join", "room": room, "play": false}),
-        )
-        .await;
-        assert_eq!(next(&mut over, "error").await["code"], "too_many_watchers");
+        turned_away(&mut over, &room, false).await;
     }
     send(&mut a, json!({"type": "chat", "text": "end"})).await;
     let v = next_where(&mut a, |v| v["type"] == "state" || v["text"] == "end").await;
