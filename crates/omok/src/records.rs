@@ -11,7 +11,7 @@
 //!   rule, colours and reason by name, so a line stays readable by eye.
 //! - **SGF** `FF[4] GM[4] SZ[15]`: the rule's Gomocup code in `RU` (both
 //!   Renju variants share code 4, so the exact rule name is also in `GC`),
-//!   `RE` as `B+` (five), `B+T` (time), `B+F` (forfeit: an illegal move, a
+//!   `RE` as `B+` (five), `B+T` (time), `B+R` (resignation), `B+F` (forfeit: an illegal move, a
 //!   bad frame or a disconnection), `0` (draw), `Void` (stopped by the
 //!   referee) or `?`; setup stones in `AB`/`AW`; each move's time as a
 //!   comment `C[1.500s]`. SGF columns run `a`..`o` left to right and rows
@@ -327,6 +327,7 @@ impl GameRecord {
         let how = match self.reason {
             EndReason::Five => "",
             EndReason::Timeout => "T",
+            EndReason::Resigned => "R",
             _ => "F",
         };
         format!("{winner}+{how}")

@@ -124,7 +124,8 @@ pub enum Input {
     AcceptTakeback,
     /// Ask for another game with colours swapped.
     Rematch,
-    /// Put an engine in the free seat.
+    /// Put an engine in the free seat (a player's, or anyone's where no
+    /// person sits).
     InviteEngine {
         /// Its name.
         name: String,
@@ -302,6 +303,10 @@ pub struct ResultView {
     pub reason: String,
     /// The winning line's points.
     pub line: Vec<String>,
+    /// Who played it, black then white, as named then: a seat freed since
+    /// (a program gone after its game, a person after the grace) still
+    /// shows who sat there.
+    pub players: [String; 2],
 }
 
 /// Everything a page needs to draw the room.
@@ -670,6 +675,7 @@ impl Room {
                     winner: result.winner.map(color_name),
                     reason: result.reason.to_string(),
                     line: result.line.iter().map(Point::to_string).collect(),
+                    players: result.names.clone(),
                 });
                 &idle
             }
@@ -1138,7 +1144,15 @@ impl Room {
         level: u8,
         now: Instant,
     ) -> Result<(), Refusal> {
-        if !self.members.contains_key(&from) {
+        // A player fills the other seat; a watcher may only where no
+        // person sits (a program waiting for an opponent), never take the
+        // seat a person keeps for a friend.
+        let player = self.player_seat(from).is_ok();
+        let person_seated = self
+            .seats
+            .iter()
+            .any(|s| matches!(s, Some(Occupant::Person { .. })));
+        if !self.members.contains_key(&from) || (!player && person_seated) {
             return Err(Refusal::NotAPlayer);
         }
         if !matches!(self.phase, Phase::Waiting) {

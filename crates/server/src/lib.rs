@@ -436,6 +436,7 @@ async fn asset(Path(file): Path<String>) -> Response {
         "app.js" => (include_str!("../web/app.js"), "text/javascript"),
         "board.js" => (include_str!("../web/board.js"), "text/javascript"),
         "bingo.js" => (include_str!("../web/bingo.js"), "text/javascript"),
+        "join.js" => (include_str!("../web/join.js"), "text/javascript"),
         "style.css" => (include_str!("../web/style.css"), "text/css"),
         _ => return (StatusCode::NOT_FOUND, "no such file\n").into_response(),
     };

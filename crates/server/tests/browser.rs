@@ -63,11 +63,11 @@ async fn people_and_a_bot_play_in_real_browsers() {
     )
     .await;
     assert_eq!(fits, json!(true), "the players overflow their panel");
-    // The name is cut, not the "(you)" after it.
-    let you_shown = js(&ann, "const b = document.querySelector('.player-line b'); \
+    // The name is cut, not the "you" under it.
+    let you_shown = js(&ann, "const b = document.querySelector('.player .you'); \
              const r = b.getBoundingClientRect(), box = b.closest('.player').getBoundingClientRect(); \
              return r.width > 0 && r.right <= box.right").await;
-    assert_eq!(you_shown, json!(true), "(you) is cut off");
+    assert_eq!(you_shown, json!(true), "\"you\" is cut off");
     let room_url = ann.current_url().await.unwrap().to_string();
     assert!(room_url.contains("/r/"));
 
@@ -184,6 +184,10 @@ async fn people_and_a_bot_play_in_real_browsers() {
         !black.contains("waiting"),
         "a gone program's seat: {black:?}"
     );
+    // ...and it still says who played black.
+    let program = text_of(&ann, "[data-color=black] .player-name").await;
+    assert!(program.starts_with("program "), "black was {program:?}");
+    assert!(black.contains("left the room"), "{black:?}");
     shot(&ann, "bot-game-desktop").await;
 
     for c in [ann, bob, carol] {

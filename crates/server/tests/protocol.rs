@@ -260,6 +260,7 @@ async fn a_bot_plays_a_person_from_the_browser_protocol() {
     assert_eq!(frame(&mut bot).await, [2, 1, 0x77]);
     let st = state_with(&mut p, 1).await;
     assert_eq!(st["seats"][0]["kind"], "program");
+    let program = st["seats"][0]["name"].clone();
     send(&mut p, json!({"type": "move", "point": "a1"})).await;
     assert_eq!(frame(&mut bot).await, [2, 0, 0x00]);
     // The bot puts on an occupied point: it loses, as on the referee.
@@ -268,6 +269,12 @@ async fn a_bot_plays_a_person_from_the_browser_protocol() {
     let over = state_with(&mut p, 99).await;
     assert_eq!(over["result"]["winner"], "white");
     assert_eq!(over["result"]["reason"], "occupied");
+    // The program goes with its game; the result still says who played.
+    let mut last = over;
+    while !last["seats"][0].is_null() {
+        last = next(&mut p, "state").await;
+    }
+    assert_eq!(last["result"]["players"], json!([program, "pat"]));
 }
 
 #[tokio::test]

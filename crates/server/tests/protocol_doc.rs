@@ -124,7 +124,8 @@ async fn omok_messages_carry_the_documented_fields() {
     send(&mut b, json!({"type": "resign"})).await;
     let over = next_where(&mut a, |v| v["type"] == "state" && v["status"] == "over").await;
     fields(&over, STATE);
-    fields(&over["result"], &["winner", "reason", "line"]);
+    fields(&over["result"], &["winner", "reason", "line", "players"]);
+    assert_eq!(over["result"]["players"], json!(["ann", "bob"]));
     assert_eq!(over["result"]["reason"], "resignation");
     assert_eq!(over["to_move"], Value::Null);
     // A version-2 client gets `moved` with exactly its fields.

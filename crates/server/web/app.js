@@ -4,6 +4,7 @@
 
 import { createBoard, drawBoard, lineThrough } from "/assets/board.js";
 import { bingoCreatePanel, bingoReplay, bingoRoomPage, bingoRow } from "/assets/bingo.js";
+import { roomJoin } from "/assets/join.js";
 
 const main = document.getElementById("main");
 const PROTOCOL_VERSION = 2; // 2: moves arrive as `moved` (docs/web-protocol.md)
@@ -202,6 +203,7 @@ const TOUCH = window.matchMedia("(pointer: coarse)").matches;
 
 function roomPage(id) {
   const watchOnly = new URLSearchParams(location.search).has("watch");
+  const join = roomJoin(conn, id, watchOnly, toast);
   // `resignAt`: the move count when Resign was pressed once; the second
   // press must come before the position changes (no timer: a slow hand or
   // a loaded machine must not turn the confirmation back into Resign).
@@ -267,13 +269,19 @@ function roomPage(id) {
     document.title = `${myTurn ? "● Your move · " : ""}madang`;
     players.replaceChildren(...["black", "white"].map((c) => {
       const seat = state.seats.find((s) => s && s.color === c);
+      // A seat freed after the game (a program plays one game and goes)
+      // still shows who played it.
+      const played = state.status === "over" ? state.result.players[c === "black" ? 0 : 1] || "(left)" : null;
+      const name = seat ? seat.name : played || "(free seat)";
       const ms = state.clock[`${c}_ms`];
       const left = clockLeft(c);
       return h("div", { class: `player ${state.to_move === c ? "to-move" : ""}`, "data-color": c },
-        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name", title: seat ? seat.name : null }, seat ? seat.name : state.status === "over" ? "(left)" : "(free seat)"),
-          mine === c ? h("b", { class: "you" }, "(you)") : null),
+        h("div", { class: "player-line" }, h("span", { class: `stone-icon ${c}` }), h("span", { class: "player-name", title: name }, name)),
+        // "you" goes under the name, which has the box's width to itself
+        // (beside it, a name of eight letters was cut on a desktop).
         // A seat freed after the game waits for no one.
-        h("div", { class: "muted small" }, seat ? [seat.kind, seat.connected ? null : " · away"] : state.status === "over" ? "gone" : "waiting"),
+        h("div", { class: "muted small" }, mine === c ? [h("b", { class: "you" }, "you"), " · "] : null,
+          seat ? [seat.kind, seat.connected ? null : " · away"] : played ? "left the room" : "waiting"),
         h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
     }));
     // Someone who opened a play link of a full room watches: say so.
@@ -338,6 +346,9 @@ function roomPage(id) {
     }
     if (state.status === "waiting" && free) {
       if (mySeat == null && !watchOnly) actions.append(btn("take-seat", "Take the free seat", { type: "join", room: id, play: true }, "primary"));
+      // A program waiting with no person in the room: anyone may set the computer on it, and watch.
+      const programOnly = state.seats.some((s) => s && s.kind === "program") && !state.seats.some((s) => s && s.kind === "person");
+      if (mySeat == null && programOnly) actions.append(btn("invite-engine", "Let the computer play it", { type: "invite_engine", level: 2 }));
       // The links panel is far below on a phone: the link to send is here too.
       if (mySeat != null) actions.append(h("button", { id: "copy-invite", class: "primary", onclick: () => copyText(link) }, "Copy the link to send"),
         btn("invite-engine", "Play the computer instead", { type: "invite_engine", level: 2 }));
@@ -346,7 +357,7 @@ function roomPage(id) {
 
   function statusText(mine) {
     if (state.status === "waiting") {
-      return state.open_to_programs ? "Waiting for an opponent: a person with the link, or a program on the referee port."
+      return state.open_to_programs ? `Waiting for an opponent: a person with the link, or a program on the referee port, ${conn.welcome.referee.addr}.`
         : "Waiting for an opponent: send them the link.";
     }
     if (state.status === "over") {
@@ -367,7 +378,7 @@ function roomPage(id) {
       if (state && msg.game === state.game && msg.seq === state.moves.length) {
         state = { ...state, moves: [...state.moves, msg.point], to_move: msg.to_move, forbidden: msg.forbidden, clock: msg.clock };
         received = performance.now(); render();
-      } else conn.send({ type: "join", room: id, play: !watchOnly });
+      } else join();
     }
     else if (msg.type === "you" && msg.room === id) { mySeat = msg.seat; render(); }
     else if (msg.type === "chat") {
@@ -380,9 +391,6 @@ function roomPage(id) {
       analysis.replaceChildren(...analysisView(msg.analysis, state));
     } else if (msg.type === "error" && msg.code === "no_such_room") {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
-    } else if (msg.type === "error" && msg.code === "busy" && !state) {
-      // Many arrived at once and the room turned this join away: come in a moment later.
-      setTimeout(join, 1000);
     }
   });
   // Time left on colour `c`'s clock now (counted down from the state).
@@ -402,7 +410,6 @@ function roomPage(id) {
     shown.textContent = fmtClock(left);
     shown.classList.toggle("low", left != null && left < 10000);
   }, 250);
-  const join = () => conn.send({ type: "join", room: id, play: !watchOnly });
   return join;
 }
 
@@ -421,6 +428,13 @@ function analysisView(a, state) {
   const other = side === "black" ? "white" : "black";
   const win = Math.abs(a.score) > 29000;
   const ahead = a.score >= 0 ? side : other;
+  // Depth 0 without a win: the engine answered a reply the position forces
+  // (a five to block, the one move left) and did not search; its score then
+  // says nothing, and "about even" would be wrong (an open four is lost).
+  if (!win && a.depth === 0) {
+    return [h("div", { id: "analysis-verdict" }, h("b", {}, `${capital(side)} must play `, h("span", { id: "analysis-best" }, a.best))),
+      h("div", {}, "A forced reply: the engine plays it without weighing the position.")];
+  }
   const verdict = win ? `${capital(ahead)} has a forced win`
     : Math.abs(a.score) < 50 ? "About even" : `${capital(ahead)} is better (${a.score > 0 ? "+" : ""}${a.score} for ${side})`;
   return [h("div", { id: "analysis-verdict" }, h("b", {}, verdict)),

@@ -3,7 +3,10 @@
 // every text from others is set as text (textContent), never markup.
 //
 // The page's shared pieces (element builder, connection, toast) come in
-// `ctx` from app.js, so this module holds nothing but bingo.
+// `ctx` from app.js, so this module holds nothing but bingo (and the join
+// that both room pages share, from join.js).
+
+import { roomJoin } from "/assets/join.js";
 
 // ---- lobby -------------------------------------------------------------------------
 
@@ -132,6 +135,7 @@ function allCards(h, names, cards, calls, places) {
 export function bingoRoomPage(ctx, id) {
   const { h, conn, toast, showProblem, main, copyText } = ctx;
   const watchOnly = new URLSearchParams(location.search).has("watch");
+  const join = roomJoin(conn, id, watchOnly, toast);
   let mySeat = null, state = null, received = 0, draft = null;
   const status = h("div", { class: "status", id: "status" });
   // While seats are free the link to send is offered beside the status (the
@@ -279,13 +283,9 @@ export function bingoRoomPage(ctx, id) {
       chatLog.scrollTop = chatLog.scrollHeight;
     } else if (msg.type === "error" && msg.code === "no_such_room") {
       showProblem("This room does not exist (any more). Rooms close when everyone has left.");
-    } else if (msg.type === "error" && msg.code === "busy" && !state) {
-      // Many arrived at once and the room turned this join away: come in a moment later.
-      setTimeout(join, 1000);
     }
   });
   setInterval(() => { if (state && state.turn_ms != null && state.status === "playing") status.textContent = statusLine(); }, 500);
-  const join = () => conn.send({ type: "join", room: id, play: !watchOnly });
   return join;
 }
 
