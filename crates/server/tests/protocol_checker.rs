@@ -375,3 +375,61 @@ async fn a_connection_that_never_says_hello_is_told_and_closed() {
     assert_eq!(texts[0]["type"], "error");
     assert_eq!(texts[0]["code"], "hello_first");
 }
+
+/// The body of `GET path`.
+async fn get_body(http: &str, path: &str) -> String {
+    let response = support::ws::http_get(&format!("http://{http}{path}")).await;
+    assert!(response.starts_with("HTTP/1.1 200"), "{path}: {response}");
+    response.split("\r\n\r\n").nth(1).unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_resignation_exports_as_other_tools_read_it() {
+    let s = start(Config::default()).await;
+    let (mut a, _) = hello(&s.http, "ann").await;
+    let room = create(
+        &mut a,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
+    )
+    .await;
+    send(&mut a, json!({"type": "join", "room": room})).await;
+    let (mut b, _) = hello(&s.http, "bob").await;
+    send(&mut b, json!({"type": "join", "room": room})).await;
+    next(&mut b, "you").await;
+    for (i, m) in ["h8", "a1"].iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut a } else { &mut b };
+        send(mover, json!({"type": "move", "point": m})).await;
+        state_where(&mut a, |v| v["moves"].as_array().unwrap().len() == i + 1).await;
+    }
+    send(&mut b, json!({"type": "resign"})).await;
+    state_where(&mut a, |v| v["status"] == "over").await;
+    let list: Value = serde_json::from_str(&get_body(&s.http, "/api/games").await).unwrap();
+    let id = list[0]["id"].as_str().unwrap().to_owned();
+    // SGF (FF[4]): a win by resignation is `B+R`, not a forfeit (`B+F`);
+    // rows count from the top, so a1 is `ao`.
+    let sgf = get_body(&s.http, &format!("/games/{id}.sgf")).await;
+    assert!(
+        sgf.contains("FF[4]") && sgf.contains("GM[4]") && sgf.contains("SZ[15]"),
+        "{sgf}"
+    );
+    assert!(sgf.contains("RE[B+R]"), "{sgf}");
+    assert!(sgf.contains(";B[hh]") && sgf.contains(";W[ao]"), "{sgf}");
+    // PSQ: Piskvork's header, `x,y,ms` from 1 with y from the bottom row
+    // (as the document says), then -1, the two names and -1.
+    let psq = get_body(&s.http, &format!("/games/{id}.psq")).await;
+    let lines: Vec<&str> = psq.lines().collect();
+    assert_eq!(lines[0], "Piskvorky 15x15, 11:11, 0");
+    assert!(
+        lines[1].starts_with("8,8,") && lines[2].starts_with("1,1,"),
+        "{psq}"
+    );
+    assert_eq!(lines[3..], ["-1", "ann", "bob", "-1"]);
+    // JSON: the record's documented fields.
+    let record: Value =
+        serde_json::from_str(&get_body(&s.http, &format!("/games/{id}.json")).await).unwrap();
+    assert_eq!(
+        (record["winner"].clone(), record["reason"].clone()),
+        (json!("black"), json!("resignation"))
+    );
+    assert_eq!(record["moves"][1]["point"], "a1");
+}
