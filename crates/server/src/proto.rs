@@ -141,6 +141,19 @@ pub enum ColorChoice {
     Random,
 }
 
+/// A setting chosen among words: one the field takes, or any other string,
+/// which is refused as a bad setting (`bad_setting`, as an unknown rule is)
+/// rather than as a malformed message; a value that is no string at all is
+/// malformed (`bad_message`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Word<T> {
+    /// One of the field's words.
+    Known(T),
+    /// Another string.
+    Other(String),
+}
+
 /// A `create` message: its `game` field decides the other settings.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "game", rename_all = "snake_case")]
@@ -156,7 +169,7 @@ pub enum Create {
 #[serde(deny_unknown_fields)]
 pub struct CreateRoom {
     /// Who plays the creator.
-    pub opponent: Opponent,
+    pub opponent: Word<Opponent>,
     /// The engine's name, when the opponent is an engine.
     #[serde(default)]
     pub engine: Option<String>,
@@ -165,7 +178,7 @@ pub struct CreateRoom {
     pub level: u8,
     /// The creator's colour.
     #[serde(default = "random_color")]
-    pub color: ColorChoice,
+    pub color: Word<ColorChoice>,
     /// The rule (`renju` by default).
     #[serde(default)]
     pub rule: Option<String>,
@@ -177,8 +190,8 @@ pub struct CreateRoom {
     pub private: bool,
 }
 
-fn random_color() -> ColorChoice {
-    ColorChoice::Random
+fn random_color() -> Word<ColorChoice> {
+    Word::Known(ColorChoice::Random)
 }
 
 fn no_clock() -> TimeControl {
@@ -330,7 +343,21 @@ mod tests {
         let ClientMsg::Create(Create::Omok(c)) = m else {
             panic!()
         };
-        assert_eq!(c.opponent, Opponent::Engine);
+        assert_eq!(c.opponent, Word::Known(Opponent::Engine));
+        assert_eq!(c.color, Word::Known(ColorChoice::White));
+        // A word the field does not take is a setting to refuse; a value
+        // of another type is a malformed message.
+        let other: ClientMsg = serde_json::from_str(
+            r#"{"type":"create","game":"omok","opponent":"robot","color":"green"}"#,
+        )
+        .unwrap();
+        let ClientMsg::Create(Create::Omok(other)) = other else {
+            panic!()
+        };
+        assert_eq!(other.opponent, Word::Other("robot".to_owned()));
+        assert_eq!(other.color, Word::Other("green".to_owned()));
+        let typed = r#"{"type":"create","game":"omok","opponent":5}"#;
+        assert!(serde_json::from_str::<ClientMsg>(typed).is_err());
         for clock in [
             r#"{"kind":"none","ms":1}"#,
             r#"{"kind":"per_move","ms":1000,"base_ms":1}"#,

@@ -19,7 +19,7 @@ use crate::engines::{BUILT_IN, MAX_LEVEL};
 use crate::limits::Bucket;
 use crate::proto::{
     self, ClientMsg, ColorChoice, Create, CreateRoom, ErrorCode, MAX_CHAT_CHARS, MAX_NAME_CHARS,
-    OLDEST_VERSION, Opponent, VERSION,
+    OLDEST_VERSION, Opponent, VERSION, Word,
 };
 use crate::rooms::{RoomCmd, Sink};
 use crate::socket::{Owned, Socket};
@@ -356,7 +356,16 @@ impl Conn {
         if !(1..=MAX_LEVEL).contains(&c.level) {
             return err(ErrorCode::BadSetting, "level is 1 to 4");
         }
-        let engine = match c.opponent {
+        let Word::Known(opponent) = c.opponent else {
+            return err(
+                ErrorCode::BadSetting,
+                "opponent is person, engine or program",
+            );
+        };
+        let Word::Known(color) = c.color else {
+            return err(ErrorCode::BadSetting, "color is black, white or random");
+        };
+        let engine = match opponent {
             Opponent::Engine => {
                 let name = c.engine.unwrap_or_else(|| BUILT_IN.to_owned());
                 if !self.shared.rooms.engines().knows(&name) {
@@ -366,7 +375,7 @@ impl Conn {
             }
             Opponent::Person | Opponent::Program => None,
         };
-        let first_seat = match c.color {
+        let first_seat = match color {
             ColorChoice::Black => Color::Black,
             ColorChoice::White => Color::White,
             ColorChoice::Random if rand::rng().random_bool(0.5) => Color::Black,
@@ -377,7 +386,7 @@ impl Conn {
             time_control: c.clock,
             grace: self.shared.config.grace,
             idle_timeout: self.shared.config.referee_idle,
-            open_to_programs: c.opponent == Opponent::Program,
+            open_to_programs: opponent == Opponent::Program,
             first_seat,
         };
         match self.shared.rooms.open(config, c.private, false, engine) {

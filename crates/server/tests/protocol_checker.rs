@@ -433,3 +433,24 @@ async fn a_resignation_exports_as_other_tools_read_it() {
     );
     assert_eq!(record["moves"][1]["point"], "a1");
 }
+
+#[tokio::test]
+async fn a_setting_that_is_no_such_word_is_a_bad_setting() {
+    let s = start(Config::default()).await;
+    let (mut a, _) = hello(&s.http, "ann").await;
+    for (field, value) in [("opponent", "robot"), ("color", "green"), ("rule", "go")] {
+        let mut msg = json!({"type": "create", "game": "omok", "opponent": "person"});
+        msg[field] = json!(value);
+        assert_eq!(refusal(&mut a, msg.clone()).await, "bad_setting", "{msg}");
+    }
+    // A value of the wrong type, or a word that selects a shape, is a
+    // malformed message.
+    for msg in [
+        json!({"type": "create", "game": "omok", "opponent": 1}),
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": true}),
+        json!({"type": "create", "game": "omok", "opponent": "person", "clock": {"kind": "hourglass"}}),
+        json!({"type": "create", "game": "go", "opponent": "person"}),
+    ] {
+        assert_eq!(refusal(&mut a, msg.clone()).await, "bad_message", "{msg}");
+    }
+}
