@@ -105,6 +105,27 @@ async fn a_program_room_tells_where_programs_connect_and_keeps_who_played() {
     let _ = w.close().await;
 }
 
+/// Asks for the engine's view until its verdict says `want`: the server
+/// answers one request a second per connection (`busy` past it, and the
+/// page offers the button again).
+async fn engine_view(c: &fantoccini::Client, want: &str) {
+    for _ in 0..40 {
+        click_css(c, "#analyse").await;
+        for _ in 0..40 {
+            let shown = text_of(c, "#analysis").await;
+            if shown.contains(want) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            // Refused: the view was emptied; ask again.
+            if shown.is_empty() {
+                break;
+            }
+        }
+    }
+    panic!("the engine view never said {want:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_engine_view_calls_a_forced_reply_forced() {
     let Some(mut driver) = start_driver().await else {
@@ -121,6 +142,12 @@ async fn the_engine_view_calls_a_forced_reply_forced() {
     let (mut b, _) = ws::hello(&s.http, "bob").await;
     ws::send(&mut b, json!({"type": "join", "room": room})).await;
     ws::next(&mut b, "you").await;
+    let c = browser(&mut driver, 1280, 800).await;
+    enter_name(&c, &format!("http://{}/r/{room}?watch=1", s.http), "Cy").await;
+    wait_text(&c, "#status", "Black to move").await;
+    // On the empty board the engine opens in the centre, unsearched too:
+    // nothing is forced there.
+    engine_view(&c, "The engine opens at h8").await;
     // Black's h8..k8 is a four that g8 closes: white must block l8.
     let moves = ["h8", "g8", "i8", "a1", "j8", "a2", "k8"];
     for (i, m) in moves.iter().enumerate() {
@@ -131,11 +158,9 @@ async fn the_engine_view_calls_a_forced_reply_forced() {
         })
         .await;
     }
-    let c = browser(&mut driver, 1280, 800).await;
-    enter_name(&c, &format!("http://{}/r/{room}?watch=1", s.http), "Cy").await;
-    wait_text(&c, "#status", "White to move").await;
-    click_css(&c, "#analyse").await;
-    wait_text(&c, "#analysis-verdict", "White must play l8").await;
+    wait_text(&c, "#status", "White to move · move 8").await;
+    engine_view(&c, "White must play l8").await;
+
     let view = text_of(&c, "#analysis").await;
     assert!(!view.contains("About even"), "{view:?}");
     shot(&c, "engine-view-forced-desktop").await;

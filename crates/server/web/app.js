@@ -432,8 +432,10 @@ function analysisView(a, state) {
   // (a five to block, the one move left) and did not search; its score then
   // says nothing, and "about even" would be wrong (an open four is lost).
   if (!win && a.depth === 0) {
-    return [h("div", { id: "analysis-verdict" }, h("b", {}, `${capital(side)} must play `, h("span", { id: "analysis-best" }, a.best))),
-      h("div", {}, "A forced reply: the engine plays it without weighing the position.")];
+    // The engine opens in the centre without searching either.
+    const opening = state && state.moves.length === 0;
+    return [h("div", { id: "analysis-verdict" }, h("b", {}, opening ? "The engine opens at " : `${capital(side)} must play `, h("span", { id: "analysis-best" }, a.best))),
+      h("div", {}, opening ? "The centre: nothing to weigh yet." : "A forced reply: the engine plays it without weighing the position.")];
   }
   const verdict = win ? `${capital(ahead)} has a forced win`
     : Math.abs(a.score) < 50 ? "About even" : `${capital(ahead)} is better (${a.score > 0 ? "+" : ""}${a.score} for ${side})`;
