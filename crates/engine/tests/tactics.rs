@@ -282,7 +282,7 @@ fn game_22_of_session_ten_j6_loses_by_threats() {
 /// Game 26 of session 10's match (madang black). At ply 7 madang played i6
 /// (-488); PentaZen at 4 s proves white's win after it (g6, 31 plies) and
 /// would play j9 (+55 for black). The search proves the win from white's
-/// side (g6, about 80 000 nodes), and plays j9 at ply 7 itself with a
+/// side (g6, in 58 000-81 000 nodes), and plays j9 at ply 7 itself with a
 /// fresh table.
 #[test]
 fn game_26_of_session_ten_i6_loses() {
