@@ -48,8 +48,11 @@ const QUIET_MOVES_BASE: usize = 6;
 const QUIET_MOVES_PER_PLY: usize = 3;
 /// Evaluation margin per ply of depth for reverse futility and razoring.
 const FUTILITY_MARGIN: i32 = 60;
-/// Moves searched at a principal-variation node that is not the root.
-const PV_MOVES: usize = 24;
+/// Moves searched at a principal-variation node that is not the root. The
+/// PV is searched in every iteration and re-search, so its width costs
+/// depth; 12 scored 52.3% over 416 games at 0.1 s against 24
+/// (BENCHMARKS.md, "Session 10: search").
+const PV_MOVES: usize = 12;
 /// Longest principal variation reported.
 const MAX_PV: usize = 24;
 

@@ -265,3 +265,56 @@ fn sees_the_loss_in_game_nine_of_session_seven() {
     let o = analyse_with_full_table(moves, Color::White, 1_000_000);
     assert!(o.score <= -WIN_BOUND, "{o:?}");
 }
+
+/// Game 22 of session 10's match against PentaZen at 1 s (renju, madang
+/// black). At ply 9 madang played j6 (its score -1574); PentaZen, asked
+/// for 4 s, proves white's win after it (27 plies) and would itself play
+/// h6 (-542 for black). From white's side the root's threat search proves
+/// the win at once (4 685 nodes). (Black's position may be lost already:
+/// with 600 000 nodes the search proves every move at ply 9 lost.)
+#[test]
+fn game_22_of_session_ten_j6_loses_by_threats() {
+    let moves = "h8 h9 f6 i9 g5 j7 h4 e7 j6";
+    let o = analyse_with_full_table(moves, Color::White, 100_000);
+    assert_eq!(o.reason, Reason::Vct, "{o:?}");
+}
+
+/// Game 26 of session 10's match (madang black). At ply 7 madang played i6
+/// (-488); PentaZen at 4 s proves white's win after it (g6, 31 plies) and
+/// would play j9 (+55 for black). The search proves the win from white's
+/// side (g6, in 58 000-81 000 nodes), and plays j9 at ply 7 itself with a
+/// fresh table.
+#[test]
+fn game_26_of_session_ten_i6_loses() {
+    let before = "h8 h9 h6 i8 j6 g9";
+    let o = analyse_with_full_table(&format!("{before} i6"), Color::White, 200_000);
+    assert!(o.score >= WIN_BOUND, "{o:?}");
+    assert_eq!(o.best, "g6".parse().unwrap(), "{o:?}");
+    let o = analyse_with_full_table(before, Color::Black, 250_000);
+    assert_eq!(o.best, "j9".parse().unwrap(), "{o:?}");
+}
+
+/// Game 13 of session 10's match (madang white). At ply 18 madang played
+/// c12 (-1718); PentaZen at 4 s proves black's win after it (21 plies) and
+/// would play f10 (-470 for white). Black's win is within the search's
+/// reach (about 65 000 nodes).
+#[test]
+fn game_13_of_session_ten_c12_loses() {
+    let moves = "h8 h9 g8 f8 f9 g7 h6 h7 i7 g9 e7 g5 e10 g6 i8 j8 d10 c12";
+    let o = analyse_with_full_table(moves, Color::Black, 200_000);
+    assert!(o.score >= WIN_BOUND, "{o:?}");
+}
+
+/// Game 9 of session 10's match (madang white). At ply 20 madang played k8
+/// (-1495); PentaZen proves black's win after it within 0.3 s (h5, 25
+/// plies) and at 4 s would play h5 itself (-773 for white). From black's
+/// side the search proves the win with h5 (depth 12, between 180 000 and
+/// 250 000 nodes); from white's side before k8 it still plays k8 at 1 M
+/// nodes: the defender's search does not see what the attacker's sees.
+#[test]
+fn game_9_of_session_ten_k8_loses() {
+    let moves = "h8 h9 g9 f10 g7 g10 i8 h10 e10 i9 j8 g8 f7 h7 j10 i6 j5 k9 i5 k8";
+    let o = analyse_with_full_table(moves, Color::Black, 400_000);
+    assert!(o.score >= WIN_BOUND, "{o:?}");
+    assert_eq!(o.best, "h5".parse().unwrap(), "{o:?}");
+}
