@@ -59,6 +59,9 @@ struct Geometry {
     /// `slot[p][d]`: where `p`'s keys along `d` are in `Position::keys[d]`,
     /// consecutive along each line.
     slot: [[u16; NUM_DIRS]; NUM_POINTS],
+    /// `reach[p]`: the points within five of `p` along its four lines (`p`
+    /// included), the only ones whose patterns a stone at `p` changes.
+    reach: Vec<PointSet>,
     /// What a stone of each colour adds to the [`SPAN`] keys starting
     /// [`HALF`] points before it on its line: the same for every point,
     /// as a window's index depends only on where the stone sits in it.
@@ -137,10 +140,19 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
             })
         })
         .collect();
+    let reach = window
+        .iter()
+        .map(|lines| {
+            let mut set = PointSet::default();
+            lines.iter().flatten().for_each(|&q| set.insert(q));
+            set
+        })
+        .collect();
     Geometry {
         window,
         steps,
         slot,
+        reach,
         delta,
         empty,
     }
@@ -172,6 +184,12 @@ impl PointSet {
     #[inline]
     fn remove(&mut self, p: Point) {
         self.0[p.index() >> 6] &= !(1 << (p.index() & 63));
+    }
+
+    /// Whether `p` is in the set.
+    #[inline]
+    fn contains(self, p: Point) -> bool {
+        self.0[p.index() >> 6] & (1 << (p.index() & 63)) != 0
     }
 
     /// Whether the set is empty.
@@ -598,10 +616,17 @@ impl Position {
     /// rules library's full test.
     #[inline]
     pub fn is_legal_for(&self, c: Color, p: Point) -> bool {
+        self.is_legal_with(c, p, || self.points[0][p.index()].lines)
+    }
+
+    /// [`Position::is_legal_for`] with black's line patterns at `p` from
+    /// `lines` (asked only under rules with forbidden points).
+    #[inline]
+    fn is_legal_with(&self, c: Color, p: Point, lines: impl FnOnce() -> [Line; 4]) -> bool {
         if c == Color::White || !self.rule.has_forbidden() {
             return true;
         }
-        let lines = self.points[0][p.index()].lines;
+        let lines = lines();
         if lines.contains(&Line::F5) {
             return true;
         }
@@ -614,6 +639,58 @@ impl Position {
             || lines.contains(&Line::F4)
             || lines.iter().filter(|&&l| l >= three).count() >= 2;
         !suspicious || self.board.forbidden_kind(p, self.rule).is_none()
+    }
+
+    /// Whether the opponent could still make an open four (at a point
+    /// legal for it) after the side to move placed a stone at empty `p`:
+    /// what [`Position::play`] and a look at the opponent's four points
+    /// would tell, but reclassifying only the opponent's patterns on `p`'s
+    /// four lines, without logging or keeping anything (the board holds the
+    /// stone meanwhile, for the forbidden-point test).
+    pub fn keeps_flex4_after(&mut self, p: Point) -> bool {
+        let me = self.side();
+        let opp = !me;
+        let o = opp.index();
+        self.board
+            .place(p, me)
+            .expect("the search only tries empty points");
+        let g = self.geometry;
+        let reach = g.reach[p.index()];
+        // Points off the stone's lines keep their patterns and threats.
+        let mut found = self.sets[o][ThreatSet::Four as usize].iter().any(|q| {
+            !reach.contains(q)
+                && self.points[o][q.index()].threat == Threat::Flex4
+                && self.is_legal_for(opp, q)
+        });
+        let codes = self.codes[o];
+        let table = self.line_tables[o];
+        for d in 0..NUM_DIRS {
+            if found {
+                break;
+            }
+            // The stone's delta starts HALF points before it on the line.
+            let start = usize::from(g.slot[p.index()][d]) - HALF;
+            let delta = &g.delta[me.index()];
+            found = g.steps[p.index()][d].iter().any(|s| {
+                if !self.vacant[s.point.index()] {
+                    return false;
+                }
+                let keys = self.keys[d][usize::from(s.slot)]
+                    .wrapping_add(delta[usize::from(s.slot) - start]);
+                let l = table[usize::from((keys >> (16 * o)) as u16)];
+                let state = &self.points[o][s.point.index()];
+                let combo = (state.combo + l as u16 * COMBO_WEIGHT[d])
+                    .wrapping_sub(state.lines[d] as u16 * COMBO_WEIGHT[d]);
+                codes[usize::from(combo) & CODE_MASK].threat == Threat::Flex4
+                    && self.is_legal_with(opp, s.point, || {
+                        let mut lines = state.lines;
+                        lines[d] = l;
+                        lines
+                    })
+            });
+        }
+        self.board.remove(p);
+        found
     }
 
     /// Places a stone for the side to move at empty `p`.
@@ -856,6 +933,53 @@ mod tests {
         assert_eq!(pos.vacant, empty.vacant);
         assert_eq!(pos.sets, empty.sets);
         assert!(pos.saved.is_empty());
+    }
+
+    /// Whether the side to move has an open four at a point legal for it.
+    fn has_flex4(pos: &Position) -> bool {
+        let c = pos.side();
+        pos.threat_points(c, ThreatSet::Four)
+            .iter()
+            .any(|q| pos.threat(c, q) == Threat::Flex4 && pos.is_legal_for(c, q))
+    }
+
+    #[test]
+    fn the_open_four_probe_agrees_with_playing_the_move() {
+        // Pseudo-random crowded boards in the centre, both rules, both
+        // sides to move: every empty point probed and played.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut kept, mut stopped) = (0, 0);
+        for game in 0..60 {
+            let rule = if game % 3 == 0 {
+                Rule::Freestyle
+            } else {
+                Rule::Renju
+            };
+            let mut pos = Position::new(rule);
+            let stones = 12 + next() as usize % 24;
+            while pos.moves().len() < stones {
+                let p = Point::new(3 + next() as usize % 9, 3 + next() as usize % 9).unwrap();
+                if pos.is_empty(p) {
+                    pos.play(p);
+                }
+            }
+            let empty: Vec<Point> = Point::all().filter(|&p| pos.is_empty(p)).collect();
+            for p in empty {
+                let probed = pos.keeps_flex4_after(p);
+                pos.play(p);
+                assert_eq!(probed, has_flex4(&pos), "{p} after {:?}", pos.moves());
+                pos.undo();
+                if probed { kept += 1 } else { stopped += 1 }
+            }
+        }
+        // Both answers were exercised.
+        assert!(kept > 1000 && stopped > 1000, "{kept} {stopped}");
     }
 
     #[test]

@@ -326,11 +326,6 @@ impl<'a> Searcher<'a> {
             .find(|&p| self.pos.threat(c, p) == Threat::Flex4 && self.pos.is_legal_for(c, p))
     }
 
-    /// Whether the side to move could make an open four (legally).
-    fn has_flex4(&self) -> bool {
-        self.flex4(self.pos.side()).is_some()
-    }
-
     /// Candidate moves with ordering scores, best first.
     fn moves(&mut self, t: &Threats, ply: usize, tt_move: Option<Point>) -> Vec<(Point, i32)> {
         let me = self.pos.side();
@@ -363,10 +358,7 @@ impl<'a> Searcher<'a> {
                 {
                     continue;
                 }
-                self.pos.play(p);
-                let stops = !self.has_flex4();
-                self.pos.undo();
-                if !stops {
+                if self.pos.keeps_flex4_after(p) {
                     continue;
                 }
             } else if !self.pos.is_legal_for(me, p) {
