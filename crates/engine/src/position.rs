@@ -59,9 +59,6 @@ struct Geometry {
     /// `slot[p][d]`: where `p`'s keys along `d` are in `Position::keys[d]`,
     /// consecutive along each line.
     slot: [[u16; NUM_DIRS]; NUM_POINTS],
-    /// `reach[p]`: the points within five of `p` along its four lines (`p`
-    /// included), the only ones whose patterns a stone at `p` changes.
-    reach: Vec<PointSet>,
     /// What a stone of each colour adds to the [`SPAN`] keys starting
     /// [`HALF`] points before it on its line: the same for every point,
     /// as a window's index depends only on where the stone sits in it.
@@ -140,19 +137,10 @@ static GEOMETRY: LazyLock<Geometry> = LazyLock::new(|| {
             })
         })
         .collect();
-    let reach = window
-        .iter()
-        .map(|lines| {
-            let mut set = PointSet::default();
-            lines.iter().flatten().for_each(|&q| set.insert(q));
-            set
-        })
-        .collect();
     Geometry {
         window,
         steps,
         slot,
-        reach,
         delta,
         empty,
     }
@@ -184,12 +172,6 @@ impl PointSet {
     #[inline]
     fn remove(&mut self, p: Point) {
         self.0[p.index() >> 6] &= !(1 << (p.index() & 63));
-    }
-
-    /// Whether `p` is in the set.
-    #[inline]
-    fn contains(self, p: Point) -> bool {
-        self.0[p.index() >> 6] & (1 << (p.index() & 63)) != 0
     }
 
     /// Whether the set is empty.
@@ -644,51 +626,49 @@ impl Position {
     /// Whether the opponent could still make an open four (at a point
     /// legal for it) after the side to move placed a stone at empty `p`:
     /// what [`Position::play`] and a look at the opponent's four points
-    /// would tell, but reclassifying only the opponent's patterns on `p`'s
-    /// four lines, without logging or keeping anything (the board holds the
-    /// stone meanwhile, for the forbidden-point test).
+    /// would tell, without logging or keeping anything (the board holds the
+    /// stone meanwhile, for the forbidden-point test). The opponent must
+    /// have no five point.
+    ///
+    /// A stone only blocks the opponent's lines, and a blocked line never
+    /// grows (a five or overline, a run of stones, stays what it is; every
+    /// other pattern is the best its completions reach, over fewer empty
+    /// points), so only the opponent's open-four points now can be open-four
+    /// points after the stone, each reclassified along `p`'s line alone.
     pub fn keeps_flex4_after(&mut self, p: Point) -> bool {
         let me = self.side();
         let opp = !me;
         let o = opp.index();
+        debug_assert!(self.sets[o][ThreatSet::Five as usize].is_empty());
         self.board
             .place(p, me)
             .expect("the search only tries empty points");
         let g = self.geometry;
-        let reach = g.reach[p.index()];
-        // Points off the stone's lines keep their patterns and threats.
-        let mut found = self.sets[o][ThreatSet::Four as usize].iter().any(|q| {
-            !reach.contains(q)
-                && self.points[o][q.index()].threat == Threat::Flex4
-                && self.is_legal_for(opp, q)
-        });
-        let codes = self.codes[o];
-        let table = self.line_tables[o];
-        for d in 0..NUM_DIRS {
-            if found {
-                break;
+        let found = self.sets[o][ThreatSet::Four as usize].iter().any(|q| {
+            let state = &self.points[o][q.index()];
+            if q == p || state.threat != Threat::Flex4 {
+                return false;
             }
+            // Points on the same line have consecutive slots, lines far
+            // apart: within HALF slots is within five on the line.
+            let (slot_p, slot_q) = (g.slot[p.index()], g.slot[q.index()]);
+            let Some(d) = (0..NUM_DIRS).find(|&d| slot_q[d].abs_diff(slot_p[d]) <= HALF as u16)
+            else {
+                return self.is_legal_for(opp, q);
+            };
             // The stone's delta starts HALF points before it on the line.
-            let start = usize::from(g.slot[p.index()][d]) - HALF;
-            let delta = &g.delta[me.index()];
-            found = g.steps[p.index()][d].iter().any(|s| {
-                if !self.vacant[s.point.index()] {
-                    return false;
-                }
-                let keys = self.keys[d][usize::from(s.slot)]
-                    .wrapping_add(delta[usize::from(s.slot) - start]);
-                let l = table[usize::from((keys >> (16 * o)) as u16)];
-                let state = &self.points[o][s.point.index()];
-                let combo = (state.combo + l as u16 * COMBO_WEIGHT[d])
-                    .wrapping_sub(state.lines[d] as u16 * COMBO_WEIGHT[d]);
-                codes[usize::from(combo) & CODE_MASK].threat == Threat::Flex4
-                    && self.is_legal_with(opp, s.point, || {
-                        let mut lines = state.lines;
-                        lines[d] = l;
-                        lines
-                    })
-            });
-        }
+            let at = usize::from(slot_q[d]) + HALF - usize::from(slot_p[d]);
+            let keys = self.keys[d][usize::from(slot_q[d])].wrapping_add(g.delta[me.index()][at]);
+            let l = self.line_tables[o][usize::from((keys >> (16 * o)) as u16)];
+            let combo = (state.combo + l as u16 * COMBO_WEIGHT[d])
+                .wrapping_sub(state.lines[d] as u16 * COMBO_WEIGHT[d]);
+            self.codes[o][usize::from(combo) & CODE_MASK].threat == Threat::Flex4
+                && self.is_legal_with(opp, q, || {
+                    let mut lines = state.lines;
+                    lines[d] = l;
+                    lines
+                })
+        });
         self.board.remove(p);
         found
     }
@@ -970,6 +950,10 @@ mod tests {
                 }
             }
             let empty: Vec<Point> = Point::all().filter(|&p| pos.is_empty(p)).collect();
+            // The search asks only when the opponent has no five point.
+            if !pos.threat_points(!pos.side(), ThreatSet::Five).is_empty() {
+                continue;
+            }
             for p in empty {
                 let probed = pos.keeps_flex4_after(p);
                 pos.play(p);
