@@ -428,10 +428,7 @@ impl<'a> Searcher<'a> {
         } else {
             Mask::ALL
         };
-        for p in Point::all() {
-            if !self.pos.is_near(p) || !self.pos.is_empty(p) {
-                continue;
-            }
+        for p in self.pos.candidates().iter() {
             let mine = self.pos.threat(me, p);
             if t.opp_flex4 && !mine.is_four() {
                 // Only moves that leave the opponent no open four, tried
