@@ -214,6 +214,25 @@ impl Iterator for PointSetIter {
         }
         None
     }
+
+    // The words before `word` are empty, and taken points are cleared, so
+    // what is left is the bits still set: counted and found without a walk.
+
+    #[inline]
+    fn count(self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    #[inline]
+    fn last(self) -> Option<Point> {
+        let (w, &bits) = self
+            .words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, w)| **w != 0)?;
+        Point::from_index(w * 64 + 63 - bits.leading_zeros() as usize)
+    }
 }
 
 /// Which [`PointSet`] of a colour's threat points a [`Threat`] belongs to,
@@ -425,9 +444,21 @@ impl PointState {
 /// One colour's state at one point before a move changed it.
 #[derive(Clone, Copy)]
 struct Saved {
-    color: u8,
-    point: Point,
+    /// Where the state is in `Position::points` read as one flat array
+    /// (colour by colour): undo writes it back with one index.
+    at: u16,
     state: PointState,
+}
+
+impl Saved {
+    /// The state of colour `c` at `p`, before a change.
+    #[inline(always)]
+    fn of(c: usize, p: Point, state: PointState) -> Saved {
+        Saved {
+            at: (c * NUM_POINTS + p.index()) as u16,
+            state,
+        }
+    }
 }
 
 /// A position with incrementally maintained patterns.
@@ -760,9 +791,9 @@ impl Position {
         // A move logs each point and colour at most once (each point but
         // the stone's own lies on one line through it), so the order of
         // restoring does not matter.
+        let points = self.points.as_flattened_mut();
         for s in &self.saved[mark.saved..] {
-            let (c, i) = (usize::from(s.color), s.point.index());
-            self.points[c][i] = s.state;
+            points[usize::from(s.at)] = s.state;
         }
         self.saved.truncate(mark.saved);
         self.sets = mark.sets;
@@ -825,11 +856,7 @@ impl Position {
         } else {
             for c in 0..2 {
                 let old = std::mem::take(&mut self.points[c][p.index()]);
-                self.saved.push(Saved {
-                    color: c as u8,
-                    point: p,
-                    state: old,
-                });
+                self.saved.push(Saved::of(c, p, old));
                 self.changed(c, p, old.code(self.codes[c]), Code::OCCUPIED);
             }
         }
@@ -877,11 +904,7 @@ impl Position {
             return;
         }
         // Logged straight from the array, not through a copy.
-        self.saved.push(Saved {
-            color: c as u8,
-            point: p,
-            state: *state,
-        });
+        self.saved.push(Saved::of(c, p, *state));
         let old = state.code(codes);
         // Lines only grow or shrink by whole patterns, so the index
         // moves by the difference times the direction's weight.
@@ -1029,6 +1052,32 @@ mod tests {
         }
         // Both answers were exercised.
         assert!(kept > 1000 && stopped > 1000, "{kept} {stopped}");
+    }
+
+    #[test]
+    fn point_sets_count_and_find_their_last_point_as_iterated() {
+        let mut seed = 0x0123_4567_89ab_cdef_u64;
+        for _ in 0..200 {
+            let mut set = PointSet::default();
+            for p in Point::all() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                if seed % 16 == 0 {
+                    set.insert(p);
+                }
+            }
+            let points: Vec<Point> = set.iter().collect();
+            assert!(points.is_sorted());
+            assert_eq!(set.iter().count(), points.len());
+            assert_eq!(set.iter().last(), points.last().copied());
+            let mut rest = set.iter();
+            rest.next();
+            assert_eq!(rest.count(), points.len().saturating_sub(1));
+            let mut rest = set.iter();
+            rest.next();
+            assert_eq!(rest.last(), points.get(1).and(points.last().copied()));
+        }
     }
 
     #[test]
