@@ -1063,7 +1063,7 @@ mod tests {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
-                if seed % 16 == 0 {
+                if seed.is_multiple_of(16) {
                     set.insert(p);
                 }
             }
