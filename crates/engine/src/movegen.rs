@@ -1,6 +1,9 @@
 //! Board queries for move generation that the position does not keep.
 
-use renju::{Color, NUM_POINTS, Point};
+use std::sync::LazyLock;
+
+use renju::window::HALF;
+use renju::{Color, DIRS, NUM_DIRS, NUM_POINTS, Point};
 
 use crate::pattern::{Line, Threat};
 use crate::position::{Position, ThreatSet};
@@ -21,6 +24,10 @@ impl Mask {
         m
     }
 
+    fn or(self, other: Mask) -> Mask {
+        Mask(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
     /// Whether `p` is in the set.
     #[inline]
     pub(crate) fn contains(self, p: Point) -> bool {
@@ -32,6 +39,21 @@ impl Mask {
         Mask(std::array::from_fn(|i| self.0[i] & other.0[i]))
     }
 }
+
+/// `LINES[p][d]`: the points within five of `p` along direction `d` (`p`
+/// included), as a mask.
+static LINES: LazyLock<Vec<[Mask; NUM_DIRS]>> = LazyLock::new(|| {
+    Point::all()
+        .map(|p| {
+            std::array::from_fn(|d| {
+                let (dx, dy) = DIRS[d];
+                Mask::of(
+                    (-(HALF as isize)..=HALF as isize).filter_map(|k| p.offset(dx * k, dy * k)),
+                )
+            })
+        })
+        .collect()
+});
 
 impl Position {
     /// The points where a stone can stop every open four `c` could make:
@@ -46,11 +68,32 @@ impl Position {
                 continue;
             }
             let lines = self.lines(c, f);
-            let touching = (0..4)
+            let touching = (0..NUM_DIRS)
                 .filter(|&d| lines[d] >= Line::B4)
-                .flat_map(|d| self.line_points(f, d).iter().copied());
-            defences = defences.and(Mask::of(std::iter::once(f).chain(touching)));
+                .fold(Mask::of(std::iter::once(f)), |m, d| {
+                    m.or(LINES[f.index()][d])
+                });
+            defences = defences.and(touching);
         }
         defences
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use renju::Rule;
+
+    #[test]
+    fn line_masks_hold_the_line_points() {
+        let pos = Position::new(Rule::Renju);
+        for p in Point::all() {
+            for d in 0..NUM_DIRS {
+                let points = pos.line_points(p, d);
+                for q in Point::all() {
+                    assert_eq!(LINES[p.index()][d].contains(q), points.contains(&q));
+                }
+            }
+        }
     }
 }

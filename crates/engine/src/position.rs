@@ -183,16 +183,55 @@ impl PointSet {
     /// The points in index order.
     #[inline]
     pub fn iter(self) -> impl Iterator<Item = Point> {
-        self.0.into_iter().enumerate().flat_map(|(w, mut bits)| {
-            std::iter::from_fn(move || {
-                if bits == 0 {
-                    return None;
-                }
-                let b = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                Point::from_index(w * 64 + b)
-            })
-        })
+        PointSetIter {
+            words: self.0,
+            word: 0,
+        }
+    }
+}
+
+/// The points of a [`PointSet`], taken out of a copy of its words lowest
+/// bit first: a plain loop, where a flattened iterator of iterators cost
+/// the search several percent.
+struct PointSetIter {
+    words: [u64; 4],
+    /// The first word that may still hold points.
+    word: usize,
+}
+
+impl Iterator for PointSetIter {
+    type Item = Point;
+
+    #[inline]
+    fn next(&mut self) -> Option<Point> {
+        while self.word < 4 {
+            let bits = self.words[self.word];
+            if bits != 0 {
+                self.words[self.word] = bits & (bits - 1);
+                return Point::from_index(self.word * 64 + bits.trailing_zeros() as usize);
+            }
+            self.word += 1;
+        }
+        None
+    }
+
+    // The words before `word` are empty, and taken points are cleared, so
+    // what is left is the bits still set: counted and found without a walk.
+
+    #[inline]
+    fn count(self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    #[inline]
+    fn last(self) -> Option<Point> {
+        let (w, &bits) = self
+            .words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, w)| **w != 0)?;
+        Point::from_index(w * 64 + 63 - bits.leading_zeros() as usize)
     }
 }
 
@@ -405,9 +444,21 @@ impl PointState {
 /// One colour's state at one point before a move changed it.
 #[derive(Clone, Copy)]
 struct Saved {
-    color: u8,
-    point: Point,
+    /// Where the state is in `Position::points` read as one flat array
+    /// (colour by colour): undo writes it back with one index.
+    at: u16,
     state: PointState,
+}
+
+impl Saved {
+    /// The state of colour `c` at `p`, before a change.
+    #[inline(always)]
+    fn of(c: usize, p: Point, state: PointState) -> Saved {
+        Saved {
+            at: (c * NUM_POINTS + p.index()) as u16,
+            state,
+        }
+    }
 }
 
 /// A position with incrementally maintained patterns.
@@ -430,6 +481,10 @@ pub struct Position {
     /// Whether each point is empty: the board answers too, but through
     /// its line masks, and the refresh asks for ~40 points per move.
     vacant: [bool; NUM_POINTS],
+    /// One at each empty point, laid out as `near` (zero in the padding),
+    /// so that a row of both reads as a few words (see
+    /// [`Position::candidates`]).
+    open: [u8; NEAR_LEN],
     moves: Vec<Point>,
     /// What each move changed, so that undoing it restores instead of
     /// reclassifying again; `marks` holds what else each move changed.
@@ -460,6 +515,7 @@ impl Position {
             total: [0; 2],
             near: [0; NEAR_LEN],
             vacant: [true; NUM_POINTS],
+            open: [0; NEAR_LEN],
             moves: Vec::with_capacity(NUM_POINTS),
             // Room for a deep line without growing inside the search.
             saved: Vec::with_capacity(64 * 160),
@@ -473,6 +529,7 @@ impl Position {
             codes: [&CODES[0], &CODES[1]],
         };
         for p in Point::all() {
+            pos.open[near_index(p)] = 1;
             pos.refresh(p);
         }
         // The refresh counted changes from the all-dead code every state
@@ -539,6 +596,38 @@ impl Position {
         self.vacant[p.index()]
     }
 
+    /// The empty points with a stone within two ([`Position::is_near`]),
+    /// a row at a time: the row's counts and emptiness, eight bytes to a
+    /// word, each byte's "non-zero" gathered into one bit.
+    pub fn candidates(&self) -> PointSet {
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        // Bit 8i of the argument moved to bit i (the products of distinct
+        // bits are distinct powers of two: no carries).
+        const GATHER: u64 = 0x0102_0408_1020_4080;
+        let word = |bytes: &[u8; NEAR_LEN], at: usize| {
+            let w: &[u8; 8] = bytes[at..at + 8].try_into().expect("8 bytes");
+            // Every byte is below 0x80: adding 0x7f sets its top bit
+            // exactly when it is non-zero, and never carries.
+            (u64::from_le_bytes(*w) + LOW7) & HIGH
+        };
+        let mut set = PointSet::default();
+        for y in 0..SIZE {
+            let at = near_index(Point::new(0, y).expect("on the board"));
+            // The sixteenth byte is padding, where `open` is zero.
+            let bits = [at, at + 8].map(|i| {
+                ((word(&self.near, i) & word(&self.open, i)) >> 7).wrapping_mul(GATHER) >> 56
+            });
+            let row = bits[0] | bits[1] << 8;
+            let first = y * SIZE;
+            set.0[first >> 6] |= row << (first & 63);
+            if (first & 63) + SIZE > 64 {
+                set.0[(first >> 6) + 1] |= row >> (64 - (first & 63));
+            }
+        }
+        set
+    }
+
     /// Whether a stone within two points of `p` makes it worth considering.
     #[inline]
     pub fn is_near(&self, p: Point) -> bool {
@@ -598,10 +687,17 @@ impl Position {
     /// rules library's full test.
     #[inline]
     pub fn is_legal_for(&self, c: Color, p: Point) -> bool {
+        self.is_legal_with(c, p, || self.points[0][p.index()].lines)
+    }
+
+    /// [`Position::is_legal_for`] with black's line patterns at `p` from
+    /// `lines` (asked only under rules with forbidden points).
+    #[inline]
+    fn is_legal_with(&self, c: Color, p: Point, lines: impl FnOnce() -> [Line; 4]) -> bool {
         if c == Color::White || !self.rule.has_forbidden() {
             return true;
         }
-        let lines = self.points[0][p.index()].lines;
+        let lines = lines();
         if lines.contains(&Line::F5) {
             return true;
         }
@@ -616,6 +712,56 @@ impl Position {
         !suspicious || self.board.forbidden_kind(p, self.rule).is_none()
     }
 
+    /// Whether the opponent could still make an open four (at a point
+    /// legal for it) after the side to move placed a stone at empty `p`:
+    /// what [`Position::play`] and a look at the opponent's four points
+    /// would tell, without logging or keeping anything (the board holds the
+    /// stone meanwhile, for the forbidden-point test). The opponent must
+    /// have no five point.
+    ///
+    /// A stone only blocks the opponent's lines, and a blocked line never
+    /// grows (a five or overline, a run of stones, stays what it is; every
+    /// other pattern is the best its completions reach, over fewer empty
+    /// points), so only the opponent's open-four points now can be open-four
+    /// points after the stone, each reclassified along `p`'s line alone.
+    pub fn keeps_flex4_after(&mut self, p: Point) -> bool {
+        let me = self.side();
+        let opp = !me;
+        let o = opp.index();
+        debug_assert!(self.sets[o][ThreatSet::Five as usize].is_empty());
+        self.board
+            .place(p, me)
+            .expect("the search only tries empty points");
+        let g = self.geometry;
+        let found = self.sets[o][ThreatSet::Four as usize].iter().any(|q| {
+            let state = &self.points[o][q.index()];
+            if q == p || state.threat != Threat::Flex4 {
+                return false;
+            }
+            // Points on the same line have consecutive slots, lines far
+            // apart: within HALF slots is within five on the line.
+            let (slot_p, slot_q) = (g.slot[p.index()], g.slot[q.index()]);
+            let Some(d) = (0..NUM_DIRS).find(|&d| slot_q[d].abs_diff(slot_p[d]) <= HALF as u16)
+            else {
+                return self.is_legal_for(opp, q);
+            };
+            // The stone's delta starts HALF points before it on the line.
+            let at = usize::from(slot_q[d]) + HALF - usize::from(slot_p[d]);
+            let keys = self.keys[d][usize::from(slot_q[d])].wrapping_add(g.delta[me.index()][at]);
+            let l = self.line_tables[o][usize::from((keys >> (16 * o)) as u16)];
+            let combo = (state.combo + l as u16 * COMBO_WEIGHT[d])
+                .wrapping_sub(state.lines[d] as u16 * COMBO_WEIGHT[d]);
+            self.codes[o][usize::from(combo) & CODE_MASK].threat == Threat::Flex4
+                && self.is_legal_with(opp, q, || {
+                    let mut lines = state.lines;
+                    lines[d] = l;
+                    lines
+                })
+        });
+        self.board.remove(p);
+        found
+    }
+
     /// Places a stone for the side to move at empty `p`.
     pub fn play(&mut self, p: Point) {
         let c = self.side();
@@ -624,6 +770,7 @@ impl Position {
             .expect("the search only plays empty points");
         self.moves.push(p);
         self.vacant[p.index()] = false;
+        self.open[near_index(p)] = 0;
         self.marks.push(Mark {
             saved: self.saved.len(),
             sets: self.sets,
@@ -638,14 +785,15 @@ impl Position {
         let p = self.moves.pop().expect("undo after play");
         let c = self.board.remove(p).expect("the last move holds a stone");
         self.vacant[p.index()] = true;
+        self.open[near_index(p)] = 1;
         self.add_keys(p, c, u32::wrapping_sub);
         let mark = self.marks.pop().expect("a mark per move");
         // A move logs each point and colour at most once (each point but
         // the stone's own lies on one line through it), so the order of
         // restoring does not matter.
+        let points = self.points.as_flattened_mut();
         for s in &self.saved[mark.saved..] {
-            let (c, i) = (usize::from(s.color), s.point.index());
-            self.points[c][i] = s.state;
+            points[usize::from(s.at)] = s.state;
         }
         self.saved.truncate(mark.saved);
         self.sets = mark.sets;
@@ -708,11 +856,7 @@ impl Position {
         } else {
             for c in 0..2 {
                 let old = std::mem::take(&mut self.points[c][p.index()]);
-                self.saved.push(Saved {
-                    color: c as u8,
-                    point: p,
-                    state: old,
-                });
+                self.saved.push(Saved::of(c, p, old));
                 self.changed(c, p, old.code(self.codes[c]), Code::OCCUPIED);
             }
         }
@@ -760,11 +904,7 @@ impl Position {
             return;
         }
         // Logged straight from the array, not through a copy.
-        self.saved.push(Saved {
-            color: c as u8,
-            point: p,
-            state: *state,
-        });
+        self.saved.push(Saved::of(c, p, *state));
         let old = state.code(codes);
         // Lines only grow or shrink by whole patterns, so the index
         // moves by the difference times the direction's weight.
@@ -824,6 +964,10 @@ mod tests {
                     .any(|&m| m != q && m.x().abs_diff(q.x()) <= 2 && m.y().abs_diff(q.y()) <= 2);
                 assert_eq!(pos.is_near(q), near, "{q}");
             }
+            let candidates: Vec<Point> = Point::all()
+                .filter(|&q| pos.is_near(q) && pos.is_empty(q))
+                .collect();
+            assert_eq!(pos.candidates().iter().collect::<Vec<_>>(), candidates);
             for state in pos.points.iter().flatten() {
                 assert_eq!(
                     usize::from(state.combo),
@@ -854,8 +998,86 @@ mod tests {
         assert_eq!(pos.keys, empty.keys);
         assert_eq!(pos.near, empty.near);
         assert_eq!(pos.vacant, empty.vacant);
+        assert_eq!(pos.open, empty.open);
         assert_eq!(pos.sets, empty.sets);
         assert!(pos.saved.is_empty());
+    }
+
+    /// Whether the side to move has an open four at a point legal for it.
+    fn has_flex4(pos: &Position) -> bool {
+        let c = pos.side();
+        pos.threat_points(c, ThreatSet::Four)
+            .iter()
+            .any(|q| pos.threat(c, q) == Threat::Flex4 && pos.is_legal_for(c, q))
+    }
+
+    #[test]
+    fn the_open_four_probe_agrees_with_playing_the_move() {
+        // Pseudo-random crowded boards in the centre, both rules, both
+        // sides to move: every empty point probed and played.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut kept, mut stopped) = (0, 0);
+        for game in 0..60 {
+            let rule = if game % 3 == 0 {
+                Rule::Freestyle
+            } else {
+                Rule::Renju
+            };
+            let mut pos = Position::new(rule);
+            let stones = 12 + next() as usize % 24;
+            while pos.moves().len() < stones {
+                let p = Point::new(3 + next() as usize % 9, 3 + next() as usize % 9).unwrap();
+                if pos.is_empty(p) {
+                    pos.play(p);
+                }
+            }
+            let empty: Vec<Point> = Point::all().filter(|&p| pos.is_empty(p)).collect();
+            // The search asks only when the opponent has no five point.
+            if !pos.threat_points(!pos.side(), ThreatSet::Five).is_empty() {
+                continue;
+            }
+            for p in empty {
+                let probed = pos.keeps_flex4_after(p);
+                pos.play(p);
+                assert_eq!(probed, has_flex4(&pos), "{p} after {:?}", pos.moves());
+                pos.undo();
+                if probed { kept += 1 } else { stopped += 1 }
+            }
+        }
+        // Both answers were exercised.
+        assert!(kept > 1000 && stopped > 1000, "{kept} {stopped}");
+    }
+
+    #[test]
+    fn point_sets_count_and_find_their_last_point_as_iterated() {
+        let mut seed = 0x0123_4567_89ab_cdef_u64;
+        for _ in 0..200 {
+            let mut set = PointSet::default();
+            for p in Point::all() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                if seed.is_multiple_of(16) {
+                    set.insert(p);
+                }
+            }
+            let points: Vec<Point> = set.iter().collect();
+            assert!(points.is_sorted());
+            assert_eq!(set.iter().count(), points.len());
+            assert_eq!(set.iter().last(), points.last().copied());
+            let mut rest = set.iter();
+            rest.next();
+            assert_eq!(rest.count(), points.len().saturating_sub(1));
+            let mut rest = set.iter();
+            rest.next();
+            assert_eq!(rest.last(), points.get(1).and(points.last().copied()));
+        }
     }
 
     #[test]
@@ -895,11 +1117,16 @@ mod tests {
                     .any(|&m| m != q && m.x().abs_diff(q.x()) <= 2 && m.y().abs_diff(q.y()) <= 2);
                 assert_eq!(pos.is_near(q), near, "{q} after {}", k + 1);
             }
+            let candidates: Vec<Point> = Point::all()
+                .filter(|&q| pos.is_near(q) && pos.is_empty(q))
+                .collect();
+            assert_eq!(pos.candidates().iter().collect::<Vec<_>>(), candidates);
         }
         for _ in 0..moves.len() {
             pos.undo();
         }
         assert_eq!(pos.near, Position::new(Rule::Freestyle).near);
+        assert_eq!(pos.open, Position::new(Rule::Freestyle).open);
     }
 
     #[test]

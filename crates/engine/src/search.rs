@@ -175,6 +175,90 @@ impl PvLine {
     }
 }
 
+/// The candidate moves of one node with their ordering scores, handed out
+/// best first (highest score, then lowest point). Each move is one integer
+/// key that sorts in that order, and only as much of the list is put in
+/// order as the search takes: a node that cuts on its first moves never
+/// sorts the rest.
+struct MoveList {
+    keys: [u64; NUM_POINTS],
+    len: usize,
+    /// How many keys at the front are in their final order.
+    ordered: usize,
+}
+
+impl MoveList {
+    /// Moves picked one at a time (a scan for the best of the rest each)
+    /// before the rest is sorted at once.
+    const PICKED: usize = 3;
+
+    fn new() -> Self {
+        MoveList {
+            keys: [0; NUM_POINTS],
+            len: 0,
+            ordered: 0,
+        }
+    }
+
+    /// A list of the one move `p`.
+    fn single(p: Point) -> Self {
+        let mut list = MoveList::new();
+        list.push(p, 0);
+        list
+    }
+
+    /// The key of `p` with `score`: ascending keys are descending scores,
+    /// ties broken by ascending points.
+    fn key(p: Point, score: i32) -> u64 {
+        let flipped = !((score as u32) ^ (1 << 31));
+        u64::from(flipped) << 32 | p.index() as u64
+    }
+
+    /// The point and score of `key`.
+    fn unkey(key: u64) -> (Point, i32) {
+        let p = Point::from_index((key & 0xff) as usize).expect("a point's key");
+        (p, (!(key >> 32) as u32 ^ (1 << 31)) as i32)
+    }
+
+    fn push(&mut self, p: Point, score: i32) {
+        self.keys[self.len] = MoveList::key(p, score);
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The `i`-th best move, `i` at most one past those already taken.
+    fn pick(&mut self, i: usize) -> Point {
+        if i >= self.ordered {
+            let rest = &mut self.keys[i..self.len];
+            if i < MoveList::PICKED {
+                let best = (1..rest.len()).fold(0, |b, j| if rest[j] < rest[b] { j } else { b });
+                rest.swap(0, best);
+                self.ordered = i + 1;
+            } else {
+                rest.sort_unstable();
+                self.ordered = self.len;
+            }
+        }
+        MoveList::unkey(self.keys[i]).0
+    }
+
+    /// Every move with its score, best first.
+    fn into_vec(mut self) -> Vec<(Point, i32)> {
+        self.keys[..self.len].sort_unstable();
+        self.keys[..self.len]
+            .iter()
+            .map(|&k| MoveList::unkey(k))
+            .collect()
+    }
+}
+
 /// One search thread's state.
 pub struct Searcher<'a> {
     pos: Position,
@@ -329,32 +413,25 @@ impl<'a> Searcher<'a> {
             .find(|&p| self.pos.threat(c, p) == Threat::Flex4 && self.pos.is_legal_for(c, p))
     }
 
-    /// Whether the side to move could make an open four (legally).
-    fn has_flex4(&self) -> bool {
-        self.flex4(self.pos.side()).is_some()
-    }
-
     /// Candidate moves with ordering scores, best first.
-    fn moves(&mut self, t: &Threats, ply: usize, tt_move: Option<Point>) -> Vec<(Point, i32)> {
+    fn moves(&mut self, t: &Threats, ply: usize, tt_move: Option<Point>) -> MoveList {
         let me = self.pos.side();
         let opp = !me;
         if let Some(f) = t.opp_five {
             return if self.pos.is_legal_for(me, f) {
-                vec![(f, 0)]
+                MoveList::single(f)
             } else {
-                Vec::new()
+                MoveList::new()
             };
         }
-        let mut out = Vec::with_capacity(64);
+        let counter = self.counter_move();
+        let mut out = MoveList::new();
         let defences = if t.opp_flex4 {
             self.pos.flex4_defences(opp)
         } else {
             Mask::ALL
         };
-        for p in Point::all() {
-            if !self.pos.is_near(p) || !self.pos.is_empty(p) {
-                continue;
-            }
+        for p in self.pos.candidates().iter() {
             let mine = self.pos.threat(me, p);
             if t.opp_flex4 && !mine.is_four() {
                 // Only moves that leave the opponent no open four, tried
@@ -366,10 +443,7 @@ impl<'a> Searcher<'a> {
                 {
                     continue;
                 }
-                self.pos.play(p);
-                let stops = !self.has_flex4();
-                self.pos.undo();
-                if !stops {
+                if self.pos.keeps_flex4_after(p) {
                     continue;
                 }
             } else if !self.pos.is_legal_for(me, p) {
@@ -382,14 +456,11 @@ impl<'a> Searcher<'a> {
                 score += 1 << 24;
             } else if self.killers[ply].contains(&Some(p)) {
                 score += 1 << 20;
-            } else if Some(p) == self.counter_move() {
+            } else if Some(p) == counter {
                 score += 1 << 19;
             }
-            out.push((p, score));
+            out.push(p, score);
         }
-        // Points are distinct, so the order is total and an unstable sort
-        // gives the same list.
-        out.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         out
     }
 
@@ -545,8 +616,9 @@ impl<'a> Searcher<'a> {
             // The threat was not real (its four point is forbidden).
             return false;
         }
-        let moves = self.moves(&t, 0, None);
-        for (d, _) in moves {
+        let mut moves = self.moves(&t, 0, None);
+        for i in 0..moves.len() {
+            let d = moves.pick(i);
             self.pos.play(d);
             let won = self.vct(depth, budget).is_some();
             self.pos.undo();
@@ -649,7 +721,7 @@ impl<'a> Searcher<'a> {
                 return self.search(0, ply, alpha, beta);
             }
         }
-        let moves = self.moves(&t, ply, entry.and_then(|e| e.best));
+        let mut moves = self.moves(&t, ply, entry.and_then(|e| e.best));
         if moves.is_empty() {
             return if forced { -(WIN - ply_i - 2) } else { 0 };
         }
@@ -658,7 +730,7 @@ impl<'a> Searcher<'a> {
         let mut best = -INF;
         let mut best_move = None;
         let original_alpha = alpha;
-        for (i, &(m, _)) in moves.iter().enumerate() {
+        for i in 0..moves.len() {
             let limit = if pv_node {
                 PV_MOVES
             } else {
@@ -667,6 +739,7 @@ impl<'a> Searcher<'a> {
             if !forced && i >= limit {
                 break;
             }
+            let m = moves.pick(i);
             let tactical = forced || self.pos.threat(me, m).is_three();
             let new_depth = if single { depth } else { depth - 1 };
             self.pos.play(m);
@@ -776,10 +849,10 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        let mut root = self.moves(&t, 0, None);
+        let mut root = self.moves(&t, 0, None).into_vec();
         if root.is_empty() {
             // Lost against best play: resist anyway, the opponent may err.
-            root = self.moves(&Threats::default(), 0, None);
+            root = self.moves(&Threats::default(), 0, None).into_vec();
             if root.is_empty() {
                 let p =
                     Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
@@ -1003,6 +1076,44 @@ mod tests {
         // So does a principal-variation leaf, whose score must be exact.
         let mut s = Searcher::new(pos, &tt, &stop, limits(None));
         assert!(s.search(0, 1, -INF, INF) >= WIN_BOUND);
+    }
+
+    #[test]
+    fn move_lists_hand_out_moves_by_score_then_point() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for len in 0..60 {
+            let mut moves = Vec::new();
+            for p in Point::all() {
+                if moves.len() < len && next() % 4 == 0 {
+                    // Few distinct scores, so that ties are common; the
+                    // move ordering's largest bonus included.
+                    let score = match next() % 5 {
+                        0 => (1 << 24) + 7,
+                        1 => -(p.index() as i32 % 3),
+                        _ => p.index() as i32 % 4 * 100,
+                    };
+                    moves.push((p, score));
+                }
+            }
+            let list = || {
+                let mut list = MoveList::new();
+                for &(p, score) in moves.iter().rev() {
+                    list.push(p, score);
+                }
+                list
+            };
+            let (mut picking, whole) = (list(), list());
+            moves.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let picked: Vec<Point> = (0..picking.len()).map(|i| picking.pick(i)).collect();
+            assert_eq!(picked, moves.iter().map(|m| m.0).collect::<Vec<_>>());
+            assert_eq!(whole.into_vec(), moves);
+        }
     }
 
     #[test]
