@@ -30,6 +30,11 @@
 #[allow(dead_code)] // each example uses its part
 mod games;
 
+/// The engine's multiset values, read from its source (they are private to
+/// `position`), for the fit to start from.
+#[path = "../src/position/combo_values.rs"]
+mod engine_combos;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::LazyLock;
@@ -479,10 +484,10 @@ fn current(m: Model) -> Vec<f64> {
 }
 
 /// Where the fit starts, and which values it keeps: the hand-picked values
-/// and none kept, or with features to `freeze` the engine's line and
-/// threat values (its multiset values are not read: they start at zero), those
-/// features kept, and the multiset values of a point that holds one of
-/// them kept at zero (else a multiset value could undo the freeze).
+/// and none kept, or with features to `freeze` the engine's line, threat
+/// and multiset values (so the start's held-out loss is the engine's own),
+/// those features kept, and the multiset values of a point that holds one
+/// of them kept at zero (else a multiset value could undo the freeze).
 fn start(m: Model, freeze: &[usize]) -> (Vec<f64>, Vec<bool>) {
     let mut w = current(m);
     let mut frozen = vec![false; w.len()];
@@ -512,7 +517,13 @@ fn start(m: Model, freeze: &[usize]) -> (Vec<f64>, Vec<bool>) {
                 }
             }
             if m.combos {
+                for &(lines, values) in engine_combos::EVAL_COMBO {
+                    let [a, b, c2, d] = lines.map(usize::from);
+                    let id = usize::from(MULTISET[((a * 11 + b) * 11 + c2) * 11 + d]);
+                    w[index(m, black, role, F + id)] = f64::from(values[c][role]);
+                }
                 for &id in &frozen_ids {
+                    w[index(m, black, role, F + id)] = 0.0;
                     frozen[index(m, black, role, F + id)] = true;
                 }
             }
