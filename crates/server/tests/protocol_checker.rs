@@ -30,6 +30,18 @@ async fn refusal(ws: &mut Ws, msg: Value) -> String {
     answer["code"].as_str().unwrap().to_owned()
 }
 
+/// Creates a room for two people with the creator as black, and asks to
+/// join it (the creator's seat); the room's id.
+async fn sit_black(ws: &mut Ws) -> String {
+    let room = create(
+        ws,
+        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
+    )
+    .await;
+    send(ws, json!({"type": "join", "room": room})).await;
+    room
+}
+
 /// The next `state`, and the one after it until `want` holds.
 async fn state_where(ws: &mut Ws, want: impl Fn(&Value) -> bool) -> Value {
     next_where(ws, |v| v["type"] == "state" && want(v)).await
@@ -70,12 +82,7 @@ async fn waiting_program(s: &support::ws::Running, ws: &mut Ws) -> (TcpStream, S
 async fn watchers_only_watch_and_chat() {
     let s = start(Config::default()).await;
     let (mut a, _) = hello(&s.http, "ann").await;
-    let room = create(
-        &mut a,
-        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
-    )
-    .await;
-    send(&mut a, json!({"type": "join", "room": room})).await;
+    let room = sit_black(&mut a).await;
     next(&mut a, "state").await;
     // While ann waits for a friend, a watcher cannot fill the friend's seat
     // with an engine.
@@ -322,12 +329,7 @@ async fn a_browser_holds_its_seat_by_cookie_and_is_sent_no_token() {
     let (mut tab, welcome) = browser_hello(&s.http, &cookie, "ann").await;
     assert_eq!(welcome["token"], Value::Null, "{welcome}");
     assert_eq!(welcome["version"], 2);
-    let room = create(
-        &mut tab,
-        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
-    )
-    .await;
-    send(&mut tab, json!({"type": "join", "room": room})).await;
+    let room = sit_black(&mut tab).await;
     assert_eq!(next(&mut tab, "you").await["seat"], 0);
     let (mut b, _) = hello(&s.http, "bob").await;
     send(&mut b, json!({"type": "join", "room": room})).await;
@@ -387,12 +389,7 @@ async fn get_body(http: &str, path: &str) -> String {
 async fn a_resignation_exports_as_other_tools_read_it() {
     let s = start(Config::default()).await;
     let (mut a, _) = hello(&s.http, "ann").await;
-    let room = create(
-        &mut a,
-        json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"}),
-    )
-    .await;
-    send(&mut a, json!({"type": "join", "room": room})).await;
+    let room = sit_black(&mut a).await;
     let (mut b, _) = hello(&s.http, "bob").await;
     send(&mut b, json!({"type": "join", "room": room})).await;
     next(&mut b, "you").await;
