@@ -59,6 +59,7 @@ pub struct Engine {
     config: EngineConfig,
     tt: Table,
     last: Option<Outcome>,
+    timing: Option<Timing>,
     /// How long the search thread has lately gone without the processor
     /// (decaying): kept back from the budget on top of the safety margin.
     stall: Duration,
@@ -80,6 +81,7 @@ impl Engine {
             config,
             tt,
             last: None,
+            timing: None,
             // Until a search has measured the machine, assume a loaded one:
             // a fresh process also pays for cold caches on its first move.
             stall: Duration::from_millis(20),
@@ -109,21 +111,32 @@ impl Engine {
         self.last.as_ref()
     }
 
-    /// Searches `game` within `budget` and returns the full outcome.
-    pub fn analyse(&mut self, game: &Game, budget: Duration) -> Result<Outcome, PlayerError> {
-        self.analyse_until(game, budget, &AtomicBool::new(false))
+    /// Where the last move's time went (see [`Timing`]).
+    pub fn last_timing(&self) -> Option<&Timing> {
+        self.timing.as_ref()
     }
 
-    /// [`Engine::analyse`], also ending the search with the best move so
-    /// far as soon as another thread sets `stop` (a Gomocup `STOP`, a
-    /// player leaving). The search sets `stop` itself when it ends.
+    /// Searches `game` within `budget` and returns the full outcome.
+    pub fn analyse(&mut self, game: &Game, budget: Duration) -> Result<Outcome, PlayerError> {
+        self.analyse_until(game, Instant::now(), budget, &AtomicBool::new(false))
+    }
+
+    /// [`Engine::analyse`] with the budget counted from `since` (when the
+    /// request arrived: time spent before this call is the move's time
+    /// too), also ending the search with the best move so far as soon as
+    /// another thread sets `stop` (a Gomocup `STOP`, a player leaving).
+    /// The search sets `stop` itself when it ends.
     pub fn analyse_until(
         &mut self,
         game: &Game,
+        since: Instant,
         budget: Duration,
         stop: &AtomicBool,
     ) -> Result<Outcome, PlayerError> {
-        let start = Instant::now();
+        let began = Instant::now();
+        let cpu_before = thread_times();
+        self.timing = None;
+        let start = since.min(began);
         if game.result().is_some() {
             return Err(PlayerError::NoMove);
         }
@@ -153,6 +166,7 @@ impl Engine {
             unstable_deadline: None,
             ..limits
         };
+        let mut searched = began;
         let (main, helpers, gap) = std::thread::scope(|scope| {
             let helpers: Vec<_> = (1..self.config.threads)
                 .map(|k| {
@@ -166,6 +180,7 @@ impl Engine {
                 .collect();
             let mut main = Searcher::new(pos.clone(), tt, stop, limits);
             let outcome = main.think();
+            searched = Instant::now();
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             let helpers: Vec<Outcome> = helpers
                 .into_iter()
@@ -198,6 +213,19 @@ impl Engine {
                 .ok_or(PlayerError::NoMove)?;
             outcome.pv = vec![outcome.best];
         }
+        let cpu = thread_times()
+            .zip(cpu_before)
+            .map(|(after, before)| (after.0 - before.0, after.1 - before.1));
+        self.timing = Some(Timing {
+            since: start,
+            began,
+            deadline: start + usable,
+            searched,
+            done: Instant::now(),
+            longest_gap: gap,
+            cpu: cpu.map(|c| c.0),
+            waited: cpu.map(|c| c.1),
+        });
         tracing::debug!(
             best = %outcome.best,
             score = outcome.score,
@@ -210,6 +238,40 @@ impl Engine {
         self.last = Some(outcome.clone());
         Ok(outcome)
     }
+}
+
+/// Where a move's time went, for finding the moves that run late: the
+/// instants of its steps and what the machine gave the main search thread.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// When the move's budget started counting.
+    pub since: Instant,
+    /// When the engine began working on it.
+    pub began: Instant,
+    /// When the search had to stop.
+    pub deadline: Instant,
+    /// When the main thread's search returned.
+    pub searched: Instant,
+    /// When the move was chosen (helpers joined, their move vetted).
+    pub done: Instant,
+    /// The longest time the main thread went without looking at the clock.
+    pub longest_gap: Duration,
+    /// The main thread's processor time during the move, where the system
+    /// reports it (Linux).
+    pub cpu: Option<Duration>,
+    /// How long the main thread waited for a processor while runnable
+    /// during the move, where the system reports it (Linux).
+    pub waited: Option<Duration>,
+}
+
+/// The calling thread's processor time and run-queue wait so far, from
+/// Linux's `/proc/thread-self/schedstat` (nanoseconds); `None` elsewhere.
+fn thread_times() -> Option<(Duration, Duration)> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = stat.split_whitespace().map(|f| f.parse::<u64>().ok());
+    let cpu = fields.next()??;
+    let waited = fields.next()??;
+    Some((Duration::from_nanos(cpu), Duration::from_nanos(waited)))
 }
 
 /// The result of a helper that finished a deeper iteration than the main

@@ -18,7 +18,7 @@ pub mod position;
 mod search;
 mod tt;
 
-pub use engine::{Engine, EngineConfig, safety_margin};
+pub use engine::{Engine, EngineConfig, Timing, safety_margin};
 // The trait's home is `renju`; re-exported so `engine::Player` keeps working.
 pub use renju::{Player, PlayerError};
 pub use search::{Outcome, Reason, WIN, WIN_BOUND};

@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use engine::{Engine, EngineConfig, Outcome, Player, PlayerError};
+use engine::{Engine, EngineConfig, Outcome, Player, PlayerError, Timing};
 use gomocup::{About, BrainEvent, BrainOutput, BrainProtocol};
 use renju::{Game, Rule};
 
@@ -64,8 +64,8 @@ enum Event {
     Line(Result<String, LineError>, Instant),
     /// The manager's input ended (or failed: the error).
     Closed(Option<std::io::Error>),
-    /// A search ended, and when.
-    Searched(Result<Outcome, PlayerError>, Instant),
+    /// A search ended, when, and where its time went.
+    Searched(Result<Outcome, PlayerError>, Instant, Option<Timing>),
 }
 
 /// How late the command loop has lately woken up after the reader got a
@@ -133,6 +133,9 @@ fn serve(
     let mut lag = Lag::default();
     let mut closed = false;
     loop {
+        // The timing of a move answered by this event, logged once the
+        // answer is out.
+        let mut answered = None;
         if closed && searching.is_none() {
             return Ok(());
         }
@@ -143,7 +146,7 @@ fn serve(
                 lag.saw(woke - *read);
                 *read
             }
-            Some(Event::Searched(_, ended)) => {
+            Some(Event::Searched(_, ended, _)) => {
                 lag.saw(woke - *ended);
                 woke
             }
@@ -161,8 +164,9 @@ fn serve(
                 }
                 closed = true;
             }
-            Some(Event::Searched(result, ..)) => {
+            Some(Event::Searched(result, ended, timing)) => {
                 searching = None;
+                answered = timing.map(|t| (t, ended, woke));
                 match result {
                     Ok(o) => {
                         let pv: Vec<String> =
@@ -193,7 +197,34 @@ fn serve(
         )? {
             return Ok(());
         }
+        if let Some((t, ended, woke)) = answered {
+            log_timing(&t, ended, woke, Instant::now());
+        }
     }
+}
+
+/// Logs (at debug level) where a move's time went, in milliseconds from
+/// the command's arrival: when the engine began, its deadline, when the
+/// search stopped and the move was chosen, when the search thread handed
+/// it over, when the command loop woke up and when the answer was out;
+/// with the search thread's processor time and run-queue wait.
+fn log_timing(t: &Timing, ended: Instant, woke: Instant, sent: Instant) {
+    let ms = |i: Instant| i.saturating_duration_since(t.since).as_secs_f64() * 1e3;
+    let cpu = t.cpu.map(|d| d.as_secs_f64() * 1e3);
+    let waited = t.waited.map(|d| d.as_secs_f64() * 1e3);
+    tracing::debug!(
+        began = ms(t.began),
+        deadline = ms(t.deadline),
+        searched = ms(t.searched),
+        done = ms(t.done),
+        ended = ms(ended),
+        woke = ms(woke),
+        sent = ms(sent),
+        gap = t.longest_gap.as_secs_f64() * 1e3,
+        cpu,
+        waited,
+        "move timing"
+    );
 }
 
 /// The next event, or `None` when `deadline` passes first.
@@ -299,15 +330,15 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                 asked,
                 stop,
             } => {
-                let budget = budget.saturating_sub(asked.elapsed());
                 // A bug in the search costs this move an ERROR, not the
                 // brain its answers.
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    engine.analyse_until(&game, budget, &stop)
+                    engine.analyse_until(&game, asked, budget, &stop)
                 }))
                 .unwrap_or_else(|_| Err(PlayerError::Failed("the search failed".to_owned())));
                 let ended = Instant::now();
-                if events.send(Event::Searched(result, ended)).is_err() {
+                let timing = engine.last_timing().copied();
+                if events.send(Event::Searched(result, ended, timing)).is_err() {
                     return;
                 }
             }
