@@ -7,7 +7,7 @@
 //! is. (How late the answer arrives on a loaded machine is a benchmark
 //! figure, not a unit test.)
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use engine::{Engine, Player};
 use renju::{Game, Point, Rule};
@@ -62,7 +62,7 @@ fn a_stop_from_another_thread_ends_the_search() {
     let stop = AtomicBool::new(true);
     let before = thread_cpu_time();
     let outcome = engine
-        .analyse_until(&game, Duration::from_secs(600), &stop)
+        .analyse_until(&game, Instant::now(), Duration::from_secs(600), &stop)
         .unwrap();
     assert!(game.check(outcome.best).is_ok());
     assert!(stop.load(Ordering::Relaxed));

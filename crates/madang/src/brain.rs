@@ -45,6 +45,8 @@ const READ_AHEAD: usize = 16;
 
 /// Runs `madang brain`.
 pub fn run(args: Args) -> Result<()> {
+    // Standard error only: standard output is the protocol's.
+    crate::logging::init("warn");
     let config = EngineConfig {
         threads: usize::from(args.threads),
         hash_bytes: usize::try_from(u64::from(args.hash_mb) << 20)?,
@@ -69,7 +71,8 @@ enum Event {
 }
 
 /// How late the command loop has lately woken up after the reader got a
-/// line or the search ended. On a loaded machine these handoffs wait for a
+/// line or the search ended, and how long after the search's deadline the
+/// answer was out. On a loaded machine these handoffs wait for a
 /// processor, and so does the reply on its way out, after the engine's
 /// clock has stopped: the next move keeps that much more back.
 #[derive(Default)]
@@ -198,7 +201,12 @@ fn serve(
             return Ok(());
         }
         if let Some((t, ended, woke)) = answered {
-            log_timing(&t, ended, woke, Instant::now());
+            let sent = Instant::now();
+            // However it came about (a stall after the search stopped,
+            // the hand-over, the write), an answer out after the search's
+            // deadline ate into the margin: the next moves keep that back.
+            lag.saw(sent.saturating_duration_since(t.deadline));
+            log_timing(&t, ended, woke, sent);
         }
     }
 }
