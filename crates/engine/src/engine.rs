@@ -144,18 +144,13 @@ impl Engine {
             self.rule = game.rule();
             self.tt.clear();
         }
-        // The deadline keeps the fixed margin back; the search keeps twice
-        // the stalls on top, those of earlier moves and its own.
-        let stall_cap = budget / 4;
-        let usable = budget.saturating_sub(safety_margin(budget));
-        let planned = usable.saturating_sub((self.stall * 2).min(stall_cap));
+        let margin = safety_margin(budget) + (self.stall * 2).min(budget / 4);
+        let usable = budget.saturating_sub(margin);
         let limits = Limits {
             deadline: Some(start + usable),
-            stall: self.stall,
-            stall_cap,
-            soft_deadline: Some(start + planned.mul_f64(0.55)),
-            unstable_deadline: Some(start + planned.mul_f64(0.85)),
-            solver_deadline: Some(start + planned.mul_f64(0.25)),
+            soft_deadline: Some(start + usable.mul_f64(0.55)),
+            unstable_deadline: Some(start + usable.mul_f64(0.85)),
+            solver_deadline: Some(start + usable.mul_f64(0.25)),
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth.unwrap_or(EngineConfig::DEPTH_CAP),
             root_vcf_nodes: self.config.max_nodes.map_or(50_000, |n| (n / 4).max(1)),
@@ -224,7 +219,7 @@ impl Engine {
         self.timing = Some(Timing {
             since: start,
             began,
-            deadline: start + planned,
+            deadline: start + usable,
             searched,
             done: Instant::now(),
             longest_gap: gap,

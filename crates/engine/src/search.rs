@@ -59,19 +59,8 @@ const MAX_PV: usize = 24;
 /// When to stop searching.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Stop at once after this instant, less twice the longest stall (see
-    /// [`Limits::stall`]).
+    /// Stop at once after this instant.
     pub deadline: Option<Instant>,
-    /// The longest the thread is expected to go without the processor
-    /// (seen on earlier moves). On a loaded machine the search can lose
-    /// the processor right at its deadline, and the answer then waits as
-    /// long again for each thread it passes through: the search stops
-    /// twice the longer of this and the longest stall it sees itself
-    /// before the deadline, so that a load arriving during the move counts
-    /// at once.
-    pub stall: Duration,
-    /// The most the stalls may bring the deadline forward.
-    pub stall_cap: Duration,
     /// Start no new iteration after this instant while the best move is
     /// stable.
     pub soft_deadline: Option<Instant>,
@@ -96,8 +85,6 @@ impl Limits {
     /// their own node allowance (the engine's check of a helper's move).
     pub const UNLIMITED: Limits = Limits {
         deadline: None,
-        stall: Duration::ZERO,
-        stall_cap: Duration::ZERO,
         soft_deadline: None,
         unstable_deadline: None,
         solver_deadline: None,
@@ -106,13 +93,6 @@ impl Limits {
         root_vcf_nodes: 0,
         root_vct_nodes: 0,
     };
-
-    /// Whether a search that has gone `gap` at most without the processor
-    /// must stop at `now`.
-    fn late(&self, now: Instant, gap: Duration) -> bool {
-        let keep = (self.stall.max(gap) * 2).min(self.stall_cap);
-        self.deadline.is_some_and(|d| now + keep >= d)
-    }
 }
 
 /// What a search found.
@@ -399,7 +379,7 @@ impl<'a> Searcher<'a> {
                 self.solver_deadline = None;
                 self.solver_cap = self.nodes;
             }
-            let late = self.limits.late(now, self.longest_gap);
+            let late = self.limits.deadline.is_some_and(|d| now >= d);
             self.stopped = late || self.stop.load(Ordering::Relaxed);
         }
         self.stopped
@@ -1061,8 +1041,6 @@ mod tests {
     fn limits(solver_deadline: Option<Instant>) -> Limits {
         Limits {
             deadline: None,
-            stall: Duration::ZERO,
-            stall_cap: Duration::ZERO,
             soft_deadline: None,
             unstable_deadline: None,
             solver_deadline,
@@ -1157,34 +1135,6 @@ mod tests {
         assert_eq!(searched.reason, Reason::Search, "{searched:?}");
         assert_eq!(searched.best, solved.best);
         assert!(searched.score >= WIN_BOUND, "{searched:?}");
-    }
-}
-
-#[cfg(test)]
-mod clock_tests {
-    use super::*;
-
-    #[test]
-    fn the_deadline_comes_forward_by_twice_the_longest_stall() {
-        let ms = Duration::from_millis;
-        let start = Instant::now();
-        let limits = Limits {
-            deadline: Some(start + ms(100)),
-            stall: ms(10),
-            stall_cap: ms(50),
-            ..Limits::UNLIMITED
-        };
-        // Twice the stall of earlier moves...
-        assert!(!limits.late(start + ms(79), ms(1)));
-        assert!(limits.late(start + ms(80), ms(1)));
-        // ...or of this search, as soon as it is seen...
-        assert!(!limits.late(start + ms(59), ms(20)));
-        assert!(limits.late(start + ms(60), ms(20)));
-        // ...but never more than the cap.
-        assert!(!limits.late(start + ms(49), ms(400)));
-        assert!(limits.late(start + ms(50), ms(400)));
-        // No deadline, no stop.
-        assert!(!Limits::UNLIMITED.late(start + ms(1000), ms(400)));
     }
 }
 

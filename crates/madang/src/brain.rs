@@ -71,8 +71,7 @@ enum Event {
 }
 
 /// How late the command loop has lately woken up after the reader got a
-/// line or the search ended, and how long after the search's deadline the
-/// answer was out. On a loaded machine these handoffs wait for a
+/// line or the search ended. On a loaded machine these handoffs wait for a
 /// processor, and so does the reply on its way out, after the engine's
 /// clock has stopped: the next move keeps that much more back.
 #[derive(Default)]
@@ -201,12 +200,7 @@ fn serve(
             return Ok(());
         }
         if let Some((t, ended, woke)) = answered {
-            let sent = Instant::now();
-            // However it came about (a stall after the search stopped,
-            // the hand-over, the write), an answer out after the search's
-            // deadline ate into the margin: the next moves keep that back.
-            lag.saw(sent.saturating_duration_since(t.deadline));
-            log_timing(&t, ended, woke, sent);
+            log_timing(&t, ended, woke, Instant::now());
         }
     }
 }
