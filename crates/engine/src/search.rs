@@ -9,9 +9,10 @@
 //! five of its own wins at once, an opponent's four must be blocked (a black
 //! block on a forbidden point loses), an own open four wins in three.
 //! Against an opponent's open three only the moves that stop it, or own
-//! fours, are searched. Leaves try a short VCF before trusting the static
-//! evaluation, except off the principal variation where the evaluation
-//! already reaches beta (a win would only cut the same way). Quiet moves
+//! fours, are searched, the best 3 to 8 of them by depth from ply 2.
+//! Leaves try a short VCF before trusting the static evaluation, except off
+//! the principal variation where the evaluation already reaches beta (a win
+//! would only cut the same way). Quiet moves
 //! are ordered by their pattern values, killers, counter moves and history,
 //! reduced when late (by ln(depth) ln(index) / 2) and pruned when very late; at
 //! shallow depth a static evaluation far outside the window ends the node
@@ -53,6 +54,13 @@ const FUTILITY_MARGIN: i32 = 60;
 /// depth; 12 scored 52.3% over 416 games at 0.1 s against 24
 /// (BENCHMARKS.md, "Session 10: search").
 const PV_MOVES: usize = 12;
+/// Moves searched where the opponent threatens (a four to block or an open
+/// three to stop), from ply 2: at most this many, fewer at shallow
+/// depth (see [`forced_moves`]). These nodes are nine in ten of the
+/// tree's interior nodes, most of them the opponent's threats searched past
+/// the horizon; the count is PentaZen's for a board with a four or an open
+/// three (BENCHMARKS.md, "Session 11: search").
+const FORCED_MOVES_MAX: usize = 8;
 /// Longest principal variation reported.
 const MAX_PV: usize = 24;
 
@@ -730,13 +738,19 @@ impl<'a> Searcher<'a> {
         let mut best = -INF;
         let mut best_move = None;
         let original_alpha = alpha;
-        for i in 0..moves.len() {
-            let limit = if pv_node {
-                PV_MOVES
+        let limit = if forced {
+            if ply >= 2 {
+                forced_moves(depth)
             } else {
-                QUIET_MOVES_BASE + QUIET_MOVES_PER_PLY * depth.max(1) as usize
-            };
-            if !forced && i >= limit {
+                usize::MAX
+            }
+        } else if pv_node {
+            PV_MOVES
+        } else {
+            QUIET_MOVES_BASE + QUIET_MOVES_PER_PLY * depth.max(1) as usize
+        };
+        for i in 0..moves.len() {
+            if i >= limit {
                 break;
             }
             let m = moves.pick(i);
@@ -1004,6 +1018,14 @@ impl<'a> Searcher<'a> {
         }
         (alpha, best, true)
     }
+}
+
+/// Moves searched at a node of `depth` where the opponent threatens (from
+/// ply 2): round(5 sqrt(depth) - 2), at most [`FORCED_MOVES_MAX`]; 3 at
+/// depth 1 and below, then 5, 7, 8.
+fn forced_moves(depth: i32) -> usize {
+    let d = f64::from(depth.max(1));
+    ((5.0 * d.sqrt() - 2.0).round() as usize).min(FORCED_MOVES_MAX)
 }
 
 /// Plies a late quiet move is reduced by: round(ln(depth) x ln(index) / 2),
