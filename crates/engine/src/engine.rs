@@ -134,7 +134,6 @@ impl Engine {
         stop: &AtomicBool,
     ) -> Result<Outcome, PlayerError> {
         let began = Instant::now();
-        let cpu_before = thread_times();
         self.timing = None;
         let start = since.min(began);
         if game.result().is_some() {
@@ -213,9 +212,6 @@ impl Engine {
                 .ok_or(PlayerError::NoMove)?;
             outcome.pv = vec![outcome.best];
         }
-        let cpu = thread_times()
-            .zip(cpu_before)
-            .map(|(after, before)| (after.0 - before.0, after.1 - before.1));
         self.timing = Some(Timing {
             since: start,
             began,
@@ -223,8 +219,6 @@ impl Engine {
             searched,
             done: Instant::now(),
             longest_gap: gap,
-            cpu: cpu.map(|c| c.0),
-            waited: cpu.map(|c| c.1),
         });
         tracing::debug!(
             best = %outcome.best,
@@ -241,7 +235,8 @@ impl Engine {
 }
 
 /// Where a move's time went, for finding the moves that run late: the
-/// instants of its steps and what the machine gave the main search thread.
+/// instants of its steps. The main search runs on the caller's thread, so
+/// what the machine gave it can be read around the call.
 #[derive(Clone, Copy, Debug)]
 pub struct Timing {
     /// When the move's budget started counting.
@@ -256,22 +251,6 @@ pub struct Timing {
     pub done: Instant,
     /// The longest time the main thread went without looking at the clock.
     pub longest_gap: Duration,
-    /// The main thread's processor time during the move, where the system
-    /// reports it (Linux).
-    pub cpu: Option<Duration>,
-    /// How long the main thread waited for a processor while runnable
-    /// during the move, where the system reports it (Linux).
-    pub waited: Option<Duration>,
-}
-
-/// The calling thread's processor time and run-queue wait so far, from
-/// Linux's `/proc/thread-self/schedstat` (nanoseconds); `None` elsewhere.
-fn thread_times() -> Option<(Duration, Duration)> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let mut fields = stat.split_whitespace().map(|f| f.parse::<u64>().ok());
-    let cpu = fields.next()??;
-    let waited = fields.next()??;
-    Some((Duration::from_nanos(cpu), Duration::from_nanos(waited)))
 }
 
 /// The result of a helper that finished a deeper iteration than the main

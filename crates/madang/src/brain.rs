@@ -67,7 +67,7 @@ enum Event {
     /// The manager's input ended (or failed: the error).
     Closed(Option<std::io::Error>),
     /// A search ended, when, and where its time went.
-    Searched(Result<Outcome, PlayerError>, Instant, Option<Timing>),
+    Searched(Result<Outcome, PlayerError>, Instant, Option<Spent>),
 }
 
 /// How late the command loop has lately woken up after the reader got a
@@ -205,15 +205,34 @@ fn serve(
     }
 }
 
+/// Where a move's time went: the engine's steps, and the processor time and
+/// run-queue wait of the thread that ran its main search, where the system
+/// reports them (Linux).
+struct Spent {
+    timing: Timing,
+    sched: Option<(Duration, Duration)>,
+}
+
+/// The calling thread's processor time and run-queue wait so far, from
+/// Linux's `/proc/thread-self/schedstat` (nanoseconds); `None` elsewhere.
+fn thread_times() -> Option<(Duration, Duration)> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = stat.split_whitespace().map(|f| f.parse::<u64>().ok());
+    let cpu = fields.next()??;
+    let waited = fields.next()??;
+    Some((Duration::from_nanos(cpu), Duration::from_nanos(waited)))
+}
+
 /// Logs (at debug level) where a move's time went, in milliseconds from
 /// the command's arrival: when the engine began, its deadline, when the
 /// search stopped and the move was chosen, when the search thread handed
 /// it over, when the command loop woke up and when the answer was out;
 /// with the search thread's processor time and run-queue wait.
-fn log_timing(t: &Timing, ended: Instant, woke: Instant, sent: Instant) {
+fn log_timing(spent: &Spent, ended: Instant, woke: Instant, sent: Instant) {
+    let t = &spent.timing;
     let ms = |i: Instant| i.saturating_duration_since(t.since).as_secs_f64() * 1e3;
-    let cpu = t.cpu.map(|d| d.as_secs_f64() * 1e3);
-    let waited = t.waited.map(|d| d.as_secs_f64() * 1e3);
+    let cpu = spent.sched.map(|(c, _)| c.as_secs_f64() * 1e3);
+    let waited = spent.sched.map(|(_, w)| w.as_secs_f64() * 1e3);
     tracing::debug!(
         began = ms(t.began),
         deadline = ms(t.deadline),
@@ -334,13 +353,17 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
             } => {
                 // A bug in the search costs this move an ERROR, not the
                 // brain its answers.
+                let sched_before = thread_times();
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     engine.analyse_until(&game, asked, budget, &stop)
                 }))
                 .unwrap_or_else(|_| Err(PlayerError::Failed("the search failed".to_owned())));
                 let ended = Instant::now();
-                let timing = engine.last_timing().copied();
-                if events.send(Event::Searched(result, ended, timing)).is_err() {
+                let sched = thread_times()
+                    .zip(sched_before)
+                    .map(|(after, before)| (after.0 - before.0, after.1 - before.1));
+                let spent = engine.last_timing().map(|&timing| Spent { timing, sched });
+                if events.send(Event::Searched(result, ended, spent)).is_err() {
                     return;
                 }
             }
