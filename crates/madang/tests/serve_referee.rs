@@ -173,8 +173,8 @@ async fn put(mover: &mut Bot, other: &mut Bot, point: u8) {
 /// Plays `black` and `white` alternately from black (`black` one longer or
 /// as long).
 async fn play(b: &mut Bot, w: &mut Bot, black: &[u8], white: &[u8]) {
-    for i in 0..black.len() {
-        put(b, w, black[i]).await;
+    for (i, &point) in black.iter().enumerate() {
+        put(b, w, point).await;
         if let Some(&point) = white.get(i) {
             put(w, b, point).await;
         }
