@@ -350,16 +350,14 @@ async fn a_player_who_leaves_or_half_closes_mid_game_loses() {
 }
 
 /// Black on every point with `(x + 2y) % 4 < 2` (113), white on the rest
-/// (112): no two stones of one colour are more than two in a row in any
+/// (112): neither colour has more than two stones in a row in any
 /// direction, so the board fills without a five.
 #[tokio::test]
 async fn a_full_board_is_a_draw_with_the_last_stone() {
     let serve = Serve::start("full", "freestyle", "60s").await;
     let (mut black, mut white) = started(&serve).await;
-    let points = (0..15u8).flat_map(|y| (0..15u8).map(move |x| (x, y)));
-    let (b, w): (Vec<(u8, u8)>, Vec<(u8, u8)>) = points.partition(|&(x, y)| (x + 2 * y) % 4 < 2);
-    let b: Vec<u8> = b.into_iter().map(|(x, y)| p(x, y)).collect();
-    let w: Vec<u8> = w.into_iter().map(|(x, y)| p(x, y)).collect();
+    let points = (0..15u8).flat_map(|y| (0..15u8).map(move |x| p(x, y)));
+    let (b, w): (Vec<u8>, Vec<u8>) = points.partition(|&pt| ((pt >> 4) + 2 * (pt & 15)) % 4 < 2);
     assert_eq!((b.len(), w.len()), (113, 112));
     let last = *b.last().unwrap();
     play(&mut black, &mut white, &b[..112], &w).await;
