@@ -180,6 +180,10 @@ pub struct RoomInfo {
     pub seats: [Option<SeatView>; 2],
     /// `waiting`, `playing` or `over`.
     pub status: &'static str,
+    /// Once the game is over, who played it, black then white: a seat
+    /// freed after the game (a program leaves with its game) still names
+    /// its player. `None` before.
+    pub players: Option<[String; 2]>,
     /// How many watch.
     pub spectators: usize,
     /// Whether a program on the 3-byte port would be seated here.
@@ -199,6 +203,7 @@ impl RoomInfo {
             && self.time_control == s.time_control
             && self.seats == s.seats
             && self.status == s.status
+            && self.players.as_ref() == players(s)
             && self.spectators == s.spectators
             && self.waiting_for_program == waiting_for_program
     }
@@ -465,6 +470,14 @@ pub(crate) fn unix_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// Who played the game of `s`, once it is over.
+fn players(s: &Snapshot) -> Option<&[String; 2]> {
+    s.result
+        .as_ref()
+        .filter(|_| s.status == "over")
+        .map(|r| &r.players)
+}
+
 fn info(
     id: &str,
     s: &Snapshot,
@@ -480,6 +493,7 @@ fn info(
         time_control: s.time_control,
         seats: s.seats.clone(),
         status: s.status,
+        players: players(s).cloned(),
         spectators: s.spectators,
         waiting_for_program: room.wants_program(),
         referee,

@@ -78,6 +78,12 @@ async fn people_and_a_bot_play_in_real_browsers() {
     let carol = browser(&mut driver, 1024, 768).await;
     enter_name(&carol, &format!("{room_url}?watch=1"), "Carol").await;
     wait_text(&carol, "#spectators", "1 watching").await;
+    wait_text(
+        &carol,
+        "#status",
+        "Black to move · move 1. You are watching.",
+    )
+    .await;
     let names = js(
         &carol,
         "return [...document.querySelectorAll('.player-name')].map(e => e.textContent)",

@@ -275,6 +275,17 @@ async fn a_bot_plays_a_person_from_the_browser_protocol() {
         last = next(&mut p, "state").await;
     }
     assert_eq!(last["result"]["players"], json!([program, "pat"]));
+    // So does the lobby, not a free seat.
+    send(&mut p, json!({"type": "lobby"})).await;
+    let listed = loop {
+        let l = next(&mut p, "lobby").await;
+        let r = l["rooms"][0].clone();
+        if r["seats"][0].is_null() {
+            break r;
+        }
+    };
+    assert_eq!(listed["status"], "over");
+    assert_eq!(listed["players"], json!([program, "pat"]));
 }
 
 #[tokio::test]

@@ -88,6 +88,7 @@ async fn omok_messages_carry_the_documented_fields() {
             "time_control",
             "seats",
             "status",
+            "players",
             "spectators",
             "waiting_for_program",
             "referee",

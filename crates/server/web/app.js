@@ -176,11 +176,13 @@ function renderRooms(list, rooms) {
     if (r.game === "bingo") return bingoRow(bingoCtx, r);
     const black = r.seats.find((s) => s && s.color === "black");
     const white = r.seats.find((s) => s && s.color === "white");
+    // A finished game names who played it, though a program left with it.
+    const who = (seat, i) => seat ? seatText(seat) : r.players ? r.players[i] || "(left)" : seatText(seat);
     const free = r.seats.some((s) => !s);
     const state = r.status === "playing" ? "playing" : r.status === "over" ? "finished"
       : r.waiting_for_program ? "waiting for an opponent (program or person)" : "waiting for an opponent";
     return h("tr", { "data-room": r.id },
-      h("td", {}, `${seatText(black)} / ${seatText(white)}`),
+      h("td", {}, `${who(black, 0)} / ${who(white, 1)}`),
       h("td", {}, `${r.rule}, ${clockText(r.time_control)}`),
       h("td", {}, state, r.spectators ? ` · ${r.spectators} watching` : ""),
       h("td", {}, free && r.status === "waiting" ? h("a", { href: `/r/${r.id}`, class: "join" }, "join") : null, " ",
@@ -284,9 +286,11 @@ function roomPage(id) {
           seat ? [seat.kind, seat.connected ? null : " · away"] : played ? "left the room" : "waiting"),
         h("div", { class: `clock ${left != null && left < 10000 ? "low" : ""}`, id: `clock-${c}`, hidden: ms == null || state.status === "over" }, fmtClock(left)));
     }));
-    // Someone who opened a play link of a full room watches: say so.
-    const watching = mySeat == null && !watchOnly && state.status !== "waiting" ? " You are watching: both seats are taken." : "";
-    status.textContent = statusText(mine) + watching;
+    // Someone who opened a play link of a full room watches: say so; and
+    // one who came by a watch link is told too (no seat says "you").
+    const watching = mySeat != null ? "" : watchOnly ? "You are watching." : state.status !== "waiting" ? "You are watching: both seats are taken." : "";
+    const said = statusText(mine);
+    status.textContent = watching ? `${said}${said.endsWith(".") ? "" : "."} ${watching}` : said;
     spectators.textContent = `· ${state.spectators} watching`;
     const items = [];
     for (let i = 0; i < state.moves.length; i += 2) {
