@@ -259,7 +259,7 @@ async fn the_replay_tells_a_player_who_left_from_one_without_bingo() {
     let id = st["record"].as_str().unwrap();
 
     let c = browser(&mut driver, 1024, 768).await;
-    enter_name(&c, &format!("{http}/games/{id}"), "Viewer").await;
+    c.goto(&format!("{http}/games/{id}")).await.unwrap();
     wait_text(&c, "#bingo-ranking", "left the game").await;
     let rows = js(
         &c,

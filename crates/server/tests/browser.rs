@@ -234,8 +234,10 @@ async fn a_finished_game_is_listed_replayed_and_exported() {
     assert_eq!(over["result"]["winner"], "black");
 
     let c = browser(&mut driver, 1280, 800).await;
-    enter_name(&c, &format!("{http}/games"), "Viewer").await;
+    // The games list and replays ask nobody's name.
+    c.goto(&format!("{http}/games")).await.unwrap();
     wait_css(&c, "tr[data-game]").await;
+    assert_eq!(count(&c, "#name-input").await, 0);
     // Filters: no freestyle game, no white win; the renju black win is there.
     click_css(&c, "#filter-rule option[value=freestyle]").await;
     wait_text(&c, "#games", "No games match").await;

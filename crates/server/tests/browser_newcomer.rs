@@ -1,8 +1,9 @@
 //! What a newcomer met in a real browser and tripped over: a program's
 //! room that did not say where programs connect, a program's name gone
 //! from the finished room, an engine view calling a lost position "about
-//! even", a short name cut beside "(you)", and a busy room's page that
-//! must come in a second later (Omok and bingo alike).
+//! even", a short name cut beside "(you)", a busy room's page that must
+//! come in a second later (Omok and bingo alike), and a room cap that took
+//! the whole lobby away.
 //!
 //! Needs Debian's `chromium` and `chromium-driver`, as `tests/browser.rs`.
 
@@ -225,5 +226,36 @@ async fn a_busy_room_lets_the_page_in_a_moment_later() {
         wait_text(&c, "#status", status).await;
         wait_text(&c, "#spectators", "2 watching").await;
     }
+    let _ = c.close().await;
+}
+
+/// With the server at its room cap, the lobby says why no room was made,
+/// above the rooms, and stays usable: a waiting room can still be joined.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_room_cap_is_said_in_a_lobby_that_stays_usable() {
+    let Some(mut driver) = start_driver().await else {
+        return;
+    };
+    let s = ws::start(Config {
+        max_rooms: 1,
+        ..Config::default()
+    })
+    .await;
+    let (mut a, _) = ws::hello(&s.http, "ann").await;
+    let room = ws::create(
+        &mut a,
+        json!({"type": "create", "game": "omok", "opponent": "person"}),
+    )
+    .await;
+    let c = browser(&mut driver, 1280, 800).await;
+    enter_name(&c, &format!("http://{}/", s.http), "Bob").await;
+    let join = format!("tr[data-room=\"{room}\"] a.join");
+    wait_css(&c, &join).await;
+    click_css(&c, "#create").await;
+    wait_text(&c, "#lobby-problem", "as many rooms as it allows").await;
+    shot(&c, "lobby-room-cap").await;
+    click_css(&c, &join).await;
+    wait_css(&c, "[data-point=h8]").await;
+    wait_text(&c, "#status", "Waiting for an opponent").await;
     let _ = c.close().await;
 }

@@ -80,8 +80,9 @@ const conn = {
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === "welcome") { this.welcome = msg; setConnected(true); this.onOpen && this.onOpen(msg); return; }
       if (msg.type === "error") {
-        if (["server_full", "too_many_rooms", "too_many_watchers"].includes(msg.code)) showProblem(msg.message);
-        else toast(msg.message);
+        if (["server_full", "too_many_watchers"].includes(msg.code)) showProblem(msg.message);
+        // The lobby says this one above its rooms, which can still be joined.
+        else if (!(msg.code === "too_many_rooms" && document.getElementById("lobby-problem"))) toast(msg.message);
       }
       for (const f of this.handlers) f(msg);
     };
@@ -148,10 +149,11 @@ function lobbyPage() {
     color: color.value, rule: rule.value, clock: clocks[clock.value], private: priv.checked,
   });
   const list = h("tbody", { id: "rooms" });
+  const problem = h("p", { id: "lobby-problem", class: "problem", role: "alert", hidden: true });
   // The rooms first: someone who came to join or watch finds them without
   // scrolling past the forms (on a phone, two screens down).
   main.replaceChildren(
-    h("div", { class: "panel" }, h("h2", {}, "Rooms"),
+    h("div", { class: "panel" }, h("h2", {}, "Rooms"), problem,
       h("table", { class: "list cards" }, h("thead", {}, h("tr", {}, h("th", {}, "Players"), h("th", {}, "Game"), h("th", {}, "State"), h("th", {}, ""))), list),
       h("p", { class: "muted small" }, "Finished games: ", h("a", { href: "/games" }, "replays and downloads"), ".")),
     h("div", { class: "panel" }, h("h2", {}, "New Omok game"),
@@ -166,6 +168,11 @@ function lobbyPage() {
   const off = conn.on((msg) => {
     if (msg.type === "created") { off(); location.assign(`/${msg.game === "bingo" ? "b" : "r"}/${msg.room}`); }
     if (msg.type === "lobby") renderRooms(list, msg.rooms);
+    if (msg.type === "error" && msg.code === "too_many_rooms") {
+      problem.textContent = `No new room: ${msg.message}. The rooms below can still be joined or watched.`;
+      problem.hidden = false;
+      problem.scrollIntoView({ block: "nearest" });
+    }
   });
   conn.send({ type: "lobby" });
 }
@@ -568,7 +575,7 @@ async function replayPage(id) {
 // ---- routing --------------------------------------------------------------------
 
 function start() {
-  showMe();
+  if (savedName()) showMe();
   const path = location.pathname;
   const room = path.match(/^\/r\/([a-z0-9]+)$/);
   const bingoRoom = path.match(/^\/b\/([a-z0-9]+)$/);
@@ -583,4 +590,5 @@ function start() {
   });
 }
 
-if (savedName()) start(); else askName(start);
+// Replays and the games list are read without a name; rooms ask for one.
+if (savedName() || /^\/games(\/|$)/.test(location.pathname)) start(); else askName(start);
