@@ -351,17 +351,24 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                 asked,
                 stop,
             } => {
+                // Read only for the debug log: no file is read in a move's
+                // time otherwise.
+                let logged = tracing::enabled!(tracing::Level::DEBUG);
+                let sched_before = if logged { thread_times() } else { None };
                 // A bug in the search costs this move an ERROR, not the
                 // brain its answers.
-                let sched_before = thread_times();
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     engine.analyse_until(&game, asked, budget, &stop)
                 }))
                 .unwrap_or_else(|_| Err(PlayerError::Failed("the search failed".to_owned())));
                 let ended = Instant::now();
-                let sched = thread_times()
-                    .zip(sched_before)
-                    .map(|(after, before)| (after.0 - before.0, after.1 - before.1));
+                let sched = sched_before.and_then(|before| {
+                    let after = thread_times()?;
+                    Some((
+                        after.0.saturating_sub(before.0),
+                        after.1.saturating_sub(before.1),
+                    ))
+                });
                 let spent = engine.last_timing().map(|&timing| Spent { timing, sched });
                 if events.send(Event::Searched(result, ended, spent)).is_err() {
                     return;
