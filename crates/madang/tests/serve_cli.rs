@@ -3,127 +3,21 @@
 //! in rooms, or fail there with a clear error. WebSocket clients on
 //! loopback, as a program would use the documented protocol.
 
-use std::path::PathBuf;
-use std::process::Stdio;
-use std::time::Duration;
+mod support;
 
-use futures::{SinkExt, StreamExt};
+use futures::StreamExt;
 use serde_json::{Value, json};
 use server::records::{GamesQuery, Records};
 use store::GameSummary;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::net::TcpStream;
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use tokio::time::timeout;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-const BIN: &str = env!("CARGO_BIN_EXE_madang");
-/// A bound on every wait, so that a broken server fails the test.
-const LIMIT: Duration = Duration::from_secs(30);
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-/// A `madang serve` child on free loopback ports, with its database in a
-/// directory of its own (removed on drop).
-struct Serve {
-    child: Child,
-    ws_url: String,
-    dir: PathBuf,
-}
-
-impl Serve {
-    async fn start(name: &str, extra: &[&str]) -> Serve {
-        let dir = std::env::temp_dir().join(format!("madang-serve-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut child = Command::new(BIN)
-            .args([
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-                "--referee-addr",
-                "127.0.0.1:0",
-            ])
-            .arg("--database")
-            .arg(dir.join("games.db"))
-            .args(extra)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("starting madang serve");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let ws_url = timeout(LIMIT, async {
-            loop {
-                let line = lines.next_line().await.unwrap().expect("listening line");
-                if let Some(addr) = line.strip_prefix("listening on http://") {
-                    return format!("ws://{addr}/ws");
-                }
-            }
-        })
-        .await
-        .expect("the server listens");
-        // Its later lines are not needed, but it must never write to a
-        // closed pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        Serve { child, ws_url, dir }
-    }
-
-    fn database(&self) -> String {
-        self.dir.join("games.db").display().to_string()
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-async fn send(ws: &mut Ws, msg: Value) {
-    ws.send(Message::text(msg.to_string())).await.unwrap();
-}
-
-/// The next message that passes `wanted`, skipping others.
-async fn until(ws: &mut Ws, mut wanted: impl FnMut(&Value) -> bool) -> Value {
-    timeout(LIMIT, async {
-        loop {
-            match ws.next().await {
-                Some(Ok(Message::Text(text))) => {
-                    let msg: Value = serde_json::from_str(&text).unwrap();
-                    if wanted(&msg) {
-                        return msg;
-                    }
-                }
-                Some(Ok(_)) => {}
-                other => panic!("the connection ended: {other:?}"),
-            }
-        }
-    })
-    .await
-    .expect("the awaited message came in time")
-}
+use support::{BIN, LIMIT, Serve, Ws, hello, send, state_with, until};
 
 fn kind(msg: &Value, k: &str) -> bool {
     msg["type"] == k
-}
-
-/// A connection that said hello; returns it and the welcome.
-async fn hello(url: &str, name: &str) -> (Ws, Value) {
-    let (mut ws, _) = timeout(LIMIT, tokio_tungstenite::connect_async(url))
-        .await
-        .unwrap()
-        .unwrap();
-    send(
-        &mut ws,
-        json!({"type": "hello", "version": 1, "name": name}),
-    )
-    .await;
-    let welcome = until(&mut ws, |m| kind(m, "welcome")).await;
-    (ws, welcome)
 }
 
 /// Creates a room with `create`'s settings and joins it to play.
@@ -134,13 +28,6 @@ async fn create_and_join(ws: &mut Ws, create: Value) -> String {
     send(ws, json!({"type": "join", "room": room, "play": true})).await;
     until(ws, |m| kind(m, "you")).await;
     room
-}
-
-async fn state_with(ws: &mut Ws, moves: usize) -> Value {
-    until(ws, |m| {
-        kind(m, "state") && m["moves"].as_array().unwrap().len() == moves
-    })
-    .await
 }
 
 async fn sigterm(serve: &Serve) {
@@ -178,7 +65,7 @@ async fn exit_with_one_game(serve: &mut Serve) -> (Records, GameSummary) {
 #[tokio::test]
 async fn sigterm_ends_games_in_progress_as_recorded_draws_and_exits_0() {
     let mut serve = Serve::start("sigterm", &[]).await;
-    let url = serve.ws_url.clone();
+    let url = serve.ws.clone();
     let (mut a, _) = hello(&url, "ann").await;
     let create = json!({"type": "create", "game": "omok", "opponent": "person", "color": "black"});
     let room = create_and_join(&mut a, create).await;
@@ -223,7 +110,7 @@ async fn sigterm_ends_games_in_progress_as_recorded_draws_and_exits_0() {
 #[tokio::test]
 async fn sigterm_ends_bingo_games_in_progress_on_the_record_and_tells_everyone() {
     let mut serve = Serve::start("sigterm-bingo", &[]).await;
-    let url = serve.ws_url.clone();
+    let url = serve.ws.clone();
     // Three players: Ann and Bob have filled their cards and Ann has
     // called twice when the server stops; Cy filled by hand.
     let (mut a, _) = hello(&url, "ann").await;
@@ -335,7 +222,7 @@ async fn play_white_until_over(ws: &mut Ws) -> Value {
 async fn an_engine_given_by_command_plays_a_game_to_its_result() {
     let engine = format!("mine={BIN} brain");
     let serve = Serve::start("engine", &["--engine", &engine]).await;
-    let (mut ws, welcome) = hello(&serve.ws_url, "ann").await;
+    let (mut ws, welcome) = hello(&serve.ws, "ann").await;
     assert_eq!(welcome["engines"], json!(["madang", "mine"]));
     let create = json!({
         "type": "create", "game": "omok", "opponent": "engine", "engine": "mine", "level": 1,
@@ -354,7 +241,7 @@ async fn an_engine_given_by_command_plays_a_game_to_its_result() {
 #[tokio::test]
 async fn a_broken_engine_command_is_an_error_in_the_room_not_a_hang() {
     let serve = Serve::start("broken-engine", &["--engine", "broken=/nonexistent/engine"]).await;
-    let (mut ws, welcome) = hello(&serve.ws_url, "ann").await;
+    let (mut ws, welcome) = hello(&serve.ws, "ann").await;
     assert_eq!(welcome["engines"], json!(["madang", "broken"]));
     let create = json!({
         "type": "create", "game": "omok", "opponent": "engine", "engine": "broken",
@@ -380,7 +267,7 @@ async fn a_broken_engine_command_is_an_error_in_the_room_not_a_hang() {
 #[tokio::test]
 async fn one_worker_serves_people_and_the_engine_side_by_side() {
     let mut serve = Serve::start("one-worker", &["--workers", "1"]).await;
-    let url = serve.ws_url.clone();
+    let url = serve.ws.clone();
     let (mut eve, _) = hello(&url, "eve").await;
     let against_engine = json!({
         "type": "create", "game": "omok", "opponent": "engine", "engine": "madang", "level": 1,

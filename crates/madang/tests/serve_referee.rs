@@ -1,4 +1,3 @@
-// The lobby names it all the same.
 //! An outside check of the 3-byte referee port of `madang serve`, written
 //! from `omok-wire.md` alone (and, for the person's side of the last
 //! checks, `docs/web-protocol.md`): the server runs as a process, as an
@@ -8,87 +7,19 @@
 //! turn time, leaving, a full board), two pairs of bots in a row, and bots
 //! seated against a person who plays through the WebSocket protocol.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::Stdio;
-use std::time::Duration;
+mod support;
 
-use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::process::{Child, Command};
 use tokio::time::timeout;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-const BIN: &str = env!("CARGO_BIN_EXE_madang");
-/// A bound on every wait, so that a broken server fails the test.
-const LIMIT: Duration = Duration::from_secs(20);
+use support::{LIMIT, Serve, hello, send, state_with, until};
 
-/// `madang serve` on free loopback ports, its database in a directory of
-/// its own (removed on drop).
-struct Serve {
-    _child: Child,
-    /// The WebSocket URL (`ws://HOST:PORT/ws`).
-    ws: String,
-    /// The referee port, as printed (`referee on HOST:PORT`).
-    referee: SocketAddr,
-    dir: PathBuf,
-}
-
-impl Serve {
-    /// Starts the server with `rule` and `turn_time` on the referee port.
-    async fn start(name: &str, rule: &str, turn_time: &str) -> Serve {
-        let dir = std::env::temp_dir().join(format!(
-            "madang-serve-referee-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut child = Command::new(BIN)
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .args(["--referee-addr", "127.0.0.1:0"])
-            .args(["--referee-rule", rule, "--referee-turn-time", turn_time])
-            .arg("--database")
-            .arg(dir.join("games.db"))
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("starting madang serve");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let (ws, referee) = timeout(LIMIT, async {
-            let (mut ws, mut referee) = (None, None);
-            while ws.is_none() || referee.is_none() {
-                let line = lines.next_line().await.unwrap().expect("a line");
-                if let Some(addr) = line.strip_prefix("listening on http://") {
-                    ws = Some(format!("ws://{addr}/ws"));
-                } else if let Some(addr) = line.strip_prefix("referee on ") {
-                    referee = Some(addr.parse().expect("referee address"));
-                }
-            }
-            (ws.unwrap(), referee.unwrap())
-        })
-        .await
-        .expect("the server prints its addresses");
-        // Its later lines are not needed, but it must never write to a
-        // closed pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        Serve {
-            _child: child,
-            ws,
-            referee,
-            dir,
-        }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+/// `madang serve` with `rule` and `turn_time` on its referee port.
+async fn start(name: &str, rule: &str, turn_time: &str) -> Serve {
+    let extra = ["--referee-rule", rule, "--referee-turn-time", turn_time];
+    Serve::start(&format!("referee-{name}"), &extra).await
 }
 
 /// A point's byte: column `x`, row `y`, both from 0.
@@ -195,7 +126,7 @@ const CORNERS: [u8; 4] = [0x00, 0x0e, 0xe0, 0xee];
 
 #[tokio::test]
 async fn the_first_connect_frame_not_the_first_connection_is_black() {
-    let serve = Serve::start("order", "renju", "60s").await;
+    let serve = start("order", "renju", "60s").await;
     let mut early = Bot::connect(&serve).await;
     let mut late = Bot::connect(&serve).await;
     late.send(CONNECT).await;
@@ -212,7 +143,7 @@ async fn the_first_connect_frame_not_the_first_connection_is_black() {
 
 #[tokio::test]
 async fn a_game_to_five_frame_by_frame() {
-    let serve = Serve::start("five", "renju", "60s").await;
+    let serve = start("five", "renju", "60s").await;
     let (mut black, mut white) = started(&serve).await;
     let row = [p(3, 7), p(4, 7), p(5, 7), p(6, 7)];
     play(&mut black, &mut white, &row, &CORNERS).await;
@@ -222,7 +153,7 @@ async fn a_game_to_five_frame_by_frame() {
 
 #[tokio::test]
 async fn black_loses_on_a_forbidden_double_three_and_an_overline() {
-    let serve = Serve::start("forbidden", "renju", "60s").await;
+    let serve = start("forbidden", "renju", "60s").await;
     // g8 makes the open threes g8-i8 and g8-g10.
     let (mut black, mut white) = started(&serve).await;
     let stones = [p(7, 7), p(8, 7), p(6, 8), p(6, 9)];
@@ -245,7 +176,7 @@ async fn black_loses_on_a_forbidden_double_three_and_an_overline() {
 
 #[tokio::test]
 async fn a_put_on_an_occupied_point_or_off_the_board_loses() {
-    let serve = Serve::start("occupied", "renju", "60s").await;
+    let serve = start("occupied", "renju", "60s").await;
     let (mut black, mut white) = started(&serve).await;
     put(&mut black, &mut white, p(7, 7)).await;
     white.send(put_frame(p(7, 7))).await;
@@ -265,7 +196,7 @@ async fn a_put_on_an_occupied_point_or_off_the_board_loses() {
 
 #[tokio::test]
 async fn malformed_frames_out_of_turn_and_unknown_commands_lose_in_a_game() {
-    let serve = Serve::start("malformed", "renju", "60s").await;
+    let serve = start("malformed", "renju", "60s").await;
     // A Ready whose data byte is neither 0 nor 1.
     let (mut black, mut white) = started(&serve).await;
     black.send([1, 0, 2]).await;
@@ -299,7 +230,7 @@ async fn malformed_frames_out_of_turn_and_unknown_commands_lose_in_a_game() {
 
 #[tokio::test]
 async fn before_the_start_a_put_loses_alone_and_a_stranger_is_closed_unanswered() {
-    let serve = Serve::start("early", "renju", "60s").await;
+    let serve = start("early", "renju", "60s").await;
     let mut black = Bot::seated(&serve, 0).await;
     let mut white = Bot::seated(&serve, 1).await;
     white.send(READY).await;
@@ -320,7 +251,7 @@ async fn before_the_start_a_put_loses_alone_and_a_stranger_is_closed_unanswered(
 
 #[tokio::test]
 async fn silence_past_the_turn_time_loses_on_time() {
-    let serve = Serve::start("time", "renju", "400ms").await;
+    let serve = start("time", "renju", "400ms").await;
     // Black says nothing from the start.
     let (mut black, mut white) = started(&serve).await;
     ended(&mut white, &mut black, 1, "black silent from the start").await;
@@ -336,7 +267,7 @@ async fn silence_past_the_turn_time_loses_on_time() {
 
 #[tokio::test]
 async fn a_player_who_leaves_or_half_closes_mid_game_loses() {
-    let serve = Serve::start("leave", "renju", "60s").await;
+    let serve = start("leave", "renju", "60s").await;
     let (mut black, mut white) = started(&serve).await;
     put(&mut black, &mut white, p(7, 7)).await;
     drop(black);
@@ -354,7 +285,7 @@ async fn a_player_who_leaves_or_half_closes_mid_game_loses() {
 /// direction, so the board fills without a five.
 #[tokio::test]
 async fn a_full_board_is_a_draw_with_the_last_stone() {
-    let serve = Serve::start("full", "freestyle", "60s").await;
+    let serve = start("full", "freestyle", "60s").await;
     let (mut black, mut white) = started(&serve).await;
     let points = (0..15u8).flat_map(|y| (0..15u8).map(move |x| p(x, y)));
     let (b, w): (Vec<u8>, Vec<u8>) = points.partition(|&pt| ((pt >> 4) + 2 * (pt & 15)) % 4 < 2);
@@ -375,7 +306,7 @@ async fn a_full_board_is_a_draw_with_the_last_stone() {
 /// own (`docs/web-protocol.md`), where one table would refuse it.
 #[tokio::test]
 async fn two_pairs_of_bots_in_a_row_each_play_a_game() {
-    let serve = Serve::start("pairs", "renju", "60s").await;
+    let serve = start("pairs", "renju", "60s").await;
     let (mut black, mut white) = started(&serve).await;
     let row = [p(3, 7), p(4, 7), p(5, 7), p(6, 7)];
     play(&mut black, &mut white, &row, &CORNERS).await;
@@ -392,64 +323,16 @@ async fn two_pairs_of_bots_in_a_row_each_play_a_game() {
     let _third = Bot::seated(&serve, 0).await;
 }
 
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-async fn ws_send(ws: &mut Ws, msg: Value) {
-    ws.send(Message::text(msg.to_string())).await.unwrap();
-}
-
-/// The next message that passes `wanted`, skipping others.
-async fn until(ws: &mut Ws, mut wanted: impl FnMut(&Value) -> bool) -> Value {
-    timeout(LIMIT, async {
-        loop {
-            match ws.next().await {
-                Some(Ok(Message::Text(text))) => {
-                    let msg: Value = serde_json::from_str(&text).unwrap();
-                    if wanted(&msg) {
-                        return msg;
-                    }
-                }
-                Some(Ok(_)) => {}
-                other => panic!("the connection ended: {other:?}"),
-            }
-        }
-    })
-    .await
-    .expect("the awaited message came in time")
-}
-
-/// A person: a connection that said hello as `name`.
-async fn person(serve: &Serve, name: &str) -> Ws {
-    let (mut ws, _) = timeout(LIMIT, tokio_tungstenite::connect_async(&serve.ws))
-        .await
-        .unwrap()
-        .unwrap();
-    ws_send(
-        &mut ws,
-        json!({"type": "hello", "version": 1, "name": name}),
-    )
-    .await;
-    until(&mut ws, |m| m["type"] == "welcome").await;
-    ws
-}
-
-async fn state_with(ws: &mut Ws, moves: usize) -> Value {
-    until(ws, |m| {
-        m["type"] == "state" && m["moves"].as_array().is_some_and(|a| a.len() == moves)
-    })
-    .await
-}
-
 /// A bot waits in a room of its own; a person joins it from the lobby and
 /// wins with five, the bot told each move and the End; the lobby then
 /// still names both players though the bot has gone.
 #[tokio::test]
 async fn a_bot_waiting_in_the_lobby_plays_a_person_who_joins() {
-    let serve = Serve::start("person", "renju", "60s").await;
+    let serve = start("person", "renju", "60s").await;
     let mut bot = Bot::seated(&serve, 0).await;
     bot.send(READY).await;
-    let mut pat = person(&serve, "pat").await;
-    ws_send(&mut pat, json!({"type": "lobby"})).await;
+    let mut pat = hello(&serve.ws, "pat").await.0;
+    send(&mut pat, json!({"type": "lobby"})).await;
     let listed = until(&mut pat, |m| {
         m["type"] == "lobby" && m["rooms"][0]["seats"][0]["kind"] == "program"
     })
@@ -458,7 +341,7 @@ async fn a_bot_waiting_in_the_lobby_plays_a_person_who_joins() {
     assert_eq!(room["referee"], true);
     assert_eq!(room["seats"][0]["kind"], "program");
     assert_eq!(room["seats"][1], Value::Null);
-    ws_send(&mut pat, json!({"type": "join", "room": room["id"]})).await;
+    send(&mut pat, json!({"type": "join", "room": room["id"]})).await;
     let you = until(&mut pat, |m| m["type"] == "you").await;
     assert_eq!(you["seat"], 1);
     bot.expect([2, 0, 0], "start, against a person").await;
@@ -469,7 +352,7 @@ async fn a_bot_waiting_in_the_lobby_plays_a_person_who_joins() {
         bot.expect([2, 1, stone], "acknowledged").await;
         let st = state_with(&mut pat, 2 * i + 1).await;
         assert_eq!(st["to_move"], "white");
-        ws_send(&mut pat, json!({"type": "move", "point": point})).await;
+        send(&mut pat, json!({"type": "move", "point": point})).await;
         if i < 4 {
             bot.expect([2, 0, p(i as u8, 0)], "the person's move").await;
         }
@@ -490,7 +373,7 @@ async fn a_bot_waiting_in_the_lobby_plays_a_person_who_joins() {
     let program = over["result"]["players"][0].clone();
     assert_eq!(over["result"]["players"][1], "pat");
     // The lobby names it all the same.
-    ws_send(&mut pat, json!({"type": "lobby"})).await;
+    send(&mut pat, json!({"type": "lobby"})).await;
     let listed = until(&mut pat, |m| {
         m["type"] == "lobby" && m["rooms"][0]["seats"][0].is_null()
     })
@@ -503,20 +386,20 @@ async fn a_bot_waiting_in_the_lobby_plays_a_person_who_joins() {
 /// the referee port is seated there as white, and loses when it leaves.
 #[tokio::test]
 async fn a_person_who_opens_a_seat_for_a_program_gets_the_next_bot() {
-    let serve = Serve::start("open-seat", "renju", "60s").await;
-    let mut ann = person(&serve, "ann").await;
-    ws_send(
+    let serve = start("open-seat", "renju", "60s").await;
+    let mut ann = hello(&serve.ws, "ann").await.0;
+    send(
         &mut ann,
         json!({"type": "create", "game": "omok", "opponent": "program", "color": "black"}),
     )
     .await;
     let created = until(&mut ann, |m| m["type"] == "created").await;
-    ws_send(&mut ann, json!({"type": "join", "room": created["room"]})).await;
+    send(&mut ann, json!({"type": "join", "room": created["room"]})).await;
     assert_eq!(until(&mut ann, |m| m["type"] == "you").await["seat"], 0);
     let mut bot = Bot::seated(&serve, 1).await;
     bot.send(READY).await;
     bot.expect([2, 1, 0], "start: the person moves first").await;
-    ws_send(&mut ann, json!({"type": "move", "point": "h8"})).await;
+    send(&mut ann, json!({"type": "move", "point": "h8"})).await;
     bot.expect([2, 0, p(7, 7)], "the person's h8").await;
     bot.send(put_frame(p(8, 8))).await;
     bot.expect([2, 1, p(8, 8)], "acknowledged").await;
