@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::mpsc::{RecvTimeoutError, sync_channel};
 use std::time::Duration;
 
 use renju::notation::format_points;
@@ -571,8 +571,14 @@ pub fn run_to(
         let stop = AtomicBool::new(false);
         let watchdog = Watchdog::new();
         let workers = t.concurrency.clamp(1, 64);
-        let (tx, rx) = channel::<ResultLine>();
+        // A worker hands its result over before it may start another game,
+        // so the SPRT's stop (and an interruption) is seen at most one game
+        // per worker late, even when games are quicker than recording them.
+        let (tx, rx) = sync_channel::<ResultLine>(0);
         std::thread::scope(|scope| -> Result<(), TournamentError> {
+            // Owned here, so an error that ends this closure drops it and
+            // releases a worker waiting to hand over its result.
+            let rx = rx;
             for worker in 0..workers {
                 let tx = tx.clone();
                 let (queue, stop, watchdog, openings) = (&queue, &stop, &watchdog, &openings);

@@ -11,7 +11,7 @@ use arena::game::Adjudication;
 use arena::openings::standard;
 use arena::records::read_results;
 use arena::schedule::Format;
-use arena::stats::Sprt;
+use arena::stats::{Sprt, SprtVerdict};
 use arena::tournament::{Finish, Tournament, opening_lines, run};
 use renju::Rule;
 
@@ -138,15 +138,32 @@ fn standings_and_summary_add_up() {
 #[test]
 fn sprt_stops_early() {
     let mut t = tournament(52);
-    // The 400-node engine against a 1-node one: H1 comes quickly.
+    // The 400-node engine against a 1-node one: H1 comes after about 35
+    // games (a sweep needs 17 pairs at elo1 = 50, and this pair of engines
+    // draws or loses a few). These games take milliseconds, quicker than
+    // recording them: the run must still stop within a game per worker of
+    // the verdict, not play on to the end.
     t.entrants[1] = builtin("weak", 1);
-    t.sprt = Some(Sprt::parse("elo0=0 elo1=50 alpha=0.1 beta=0.1").unwrap());
+    let sprt = Sprt::parse("elo0=0 elo1=50 alpha=0.1 beta=0.1").unwrap();
+    t.sprt = Some(sprt);
     let d = dir("sprt");
-    let (finish, summary) = run(&t, &d, &AtomicBool::new(false), &mut |_, _| {}).unwrap();
+    let mut decided_at = None;
+    let (finish, summary) = run(&t, &d, &AtomicBool::new(false), &mut |_, standings| {
+        if decided_at.is_none() && standings.sprt(&sprt).verdict != SprtVerdict::Continue {
+            decided_at = Some(standings.games);
+        }
+    })
+    .unwrap();
     assert!(
-        matches!(finish, Finish::SprtDecided(_)),
+        finish == Finish::SprtDecided(SprtVerdict::H1),
         "{finish:?} {summary:?}"
     );
-    assert!(summary.games < 52);
+    let decided_at = decided_at.expect("the verdict was reported");
+    assert!(decided_at < 52, "{decided_at}");
+    assert!(
+        summary.games <= decided_at + t.concurrency as u32,
+        "{} games, decided after {decided_at}",
+        summary.games
+    );
     std::fs::remove_dir_all(d).unwrap();
 }
