@@ -19,7 +19,7 @@
 use std::sync::LazyLock;
 
 use renju::window::{self, HALF};
-use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule, SIZE};
+use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule, SIZE, ZOBRIST};
 
 use crate::pattern::{
     FiveMode, Line, LineTable, NUM_COMBOS, Patterns, Threat, combo_index, combo_lines,
@@ -584,6 +584,21 @@ impl Position {
         }
     }
 
+    /// [`Position::hash`] after the side to move plays at empty `p`,
+    /// without playing it: to prefetch the table slot of the next
+    /// position while the move is being made.
+    #[inline]
+    pub fn hash_after(&self, p: Point) -> u64 {
+        let c = self.side();
+        let board = self.board.hash() ^ ZOBRIST[c.index()][p.index()];
+        // The side to move is then the other one.
+        if c == Color::Black {
+            board ^ SIDE_KEY
+        } else {
+            board
+        }
+    }
+
     /// Passes the turn (or takes the pass back): the opponent moves next.
     /// Used to ask what the opponent threatens.
     pub fn toggle_pass(&mut self) {
@@ -947,6 +962,23 @@ mod tests {
 
     fn pts(s: &str) -> Vec<Point> {
         s.split_whitespace().map(|t| t.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn hash_after_is_the_hash_once_played() {
+        let mut pos = Position::from_moves(Rule::Renju, &pts("h8 h9 i8"));
+        for passed in [false, true] {
+            if passed {
+                pos.toggle_pass();
+            }
+            let empty: Vec<Point> = Point::all().filter(|&p| pos.is_empty(p)).collect();
+            for p in empty {
+                let expected = pos.hash_after(p);
+                pos.play(p);
+                assert_eq!(pos.hash(), expected, "{p}, passed {passed}");
+                pos.undo();
+            }
+        }
     }
 
     #[test]

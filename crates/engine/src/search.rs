@@ -756,6 +756,7 @@ impl<'a> Searcher<'a> {
             let m = moves.pick(i);
             let tactical = forced || self.pos.threat(me, m).is_three();
             let new_depth = if single { depth } else { depth - 1 };
+            self.tt.prefetch(self.pos.hash_after(m));
             self.pos.play(m);
             let score = if i == 0 {
                 -self.search(new_depth, ply + 1, -beta, -alpha)
@@ -996,6 +997,7 @@ impl<'a> Searcher<'a> {
         let beta = INF;
         let mut best = None;
         for (i, &(m, _)) in root.iter().enumerate() {
+            self.tt.prefetch(self.pos.hash_after(m));
             self.pos.play(m);
             let score = if i == 0 {
                 -self.search(depth - 1, 1, -beta, -alpha)
