@@ -416,9 +416,9 @@ impl<'a> Searcher<'a> {
     /// The first point where `c` could legally make an open four.
     fn flex4(&self, c: Color) -> Option<Point> {
         self.pos
-            .threat_points(c, ThreatSet::Four)
+            .threat_points(c, ThreatSet::Flex4)
             .iter()
-            .find(|&p| self.pos.threat(c, p) == Threat::Flex4 && self.pos.is_legal_for(c, p))
+            .find(|&p| self.pos.is_legal_for(c, p))
     }
 
     /// Candidate moves with ordering scores, best first.
