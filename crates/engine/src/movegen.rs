@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use renju::window::HALF;
 use renju::{Color, DIRS, NUM_DIRS, NUM_POINTS, Point};
 
-use crate::pattern::{Line, Threat};
+use crate::pattern::Line;
 use crate::position::{Position, ThreatSet};
 
 /// A set of points as bits, built for one node.
@@ -63,8 +63,8 @@ impl Position {
     /// checks each point inside by playing it.
     pub(crate) fn flex4_defences(&self, c: Color) -> Mask {
         let mut defences = Mask::ALL;
-        for f in self.threat_points(c, ThreatSet::Four).iter() {
-            if self.threat(c, f) != Threat::Flex4 || !self.is_legal_for(c, f) {
+        for f in self.threat_points(c, ThreatSet::Flex4).iter() {
+            if !self.is_legal_for(c, f) {
                 continue;
             }
             let lines = self.lines(c, f);

@@ -19,7 +19,7 @@
 use std::sync::LazyLock;
 
 use renju::window::{self, HALF};
-use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule, SIZE};
+use renju::{Board, Color, DIRS, NUM_DIRS, NUM_POINTS, Point, Rule, SIZE, ZOBRIST};
 
 use crate::pattern::{
     FiveMode, Line, LineTable, NUM_COMBOS, Patterns, Threat, combo_index, combo_lines,
@@ -174,6 +174,12 @@ impl PointSet {
         self.0[p.index() >> 6] &= !(1 << (p.index() & 63));
     }
 
+    /// The points in either set.
+    #[inline]
+    fn union(self, other: PointSet) -> PointSet {
+        PointSet(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub fn is_empty(self) -> bool {
@@ -243,6 +249,8 @@ const THREAT_SET: [u8; 9] = {
     while i < 9 {
         t[i] = if i == Threat::Five as usize {
             ThreatSet::Five as u8
+        } else if i == Threat::Flex4 as usize {
+            ThreatSet::Flex4 as u8
         } else if i >= Threat::Block4 as usize {
             ThreatSet::Four as u8
         } else if i >= Threat::Flex3 as usize {
@@ -255,7 +263,9 @@ const THREAT_SET: [u8; 9] = {
     t
 };
 /// [`THREAT_SET`] of a threat kept in no set.
-const NO_SET: u8 = 3;
+const NO_SET: u8 = 4;
+/// How many point sets each colour keeps: one per [`ThreatSet`].
+const NUM_SETS: usize = 4;
 
 /// The kinds of threat points kept as sets, so that the search reads them
 /// without scanning the board.
@@ -267,6 +277,10 @@ pub enum ThreatSet {
     Four,
     /// Points where a stone makes an open three but no four.
     Three,
+    /// Points where a stone makes an open four or two fours
+    /// ([`Threat::Flex4`]), a part of [`ThreatSet::Four`] kept apart: the
+    /// search asks for them at every node, and most nodes have none.
+    Flex4,
 }
 
 /// Hash key of white to move.
@@ -416,7 +430,7 @@ const COMBO_WEIGHT: [u16; 4] = [11 * 11 * 11, 11 * 11, 11, 1];
 #[derive(Clone, Copy)]
 struct Mark {
     saved: usize,
-    sets: [[PointSet; 3]; 2],
+    sets: [[PointSet; NUM_SETS]; 2],
     total: [Packed; 2],
 }
 
@@ -471,7 +485,7 @@ pub struct Position {
     /// `Geometry::slot`), so that a stone updates a line's keys with a few
     /// vector adds.
     keys: [[Keys; LINES * LINE_SLOTS]; NUM_DIRS],
-    sets: [[PointSet; 3]; 2],
+    sets: [[PointSet; NUM_SETS]; 2],
     /// Each colour's summed point values for the evaluation, as the side
     /// to move and as the opponent ([`Packed`]).
     total: [Packed; 2],
@@ -511,7 +525,7 @@ impl Position {
             board: Board::new(),
             points: [[PointState::default(); NUM_POINTS]; 2],
             keys: GEOMETRY.empty,
-            sets: [[PointSet::default(); 3]; 2],
+            sets: [[PointSet::default(); NUM_SETS]; 2],
             total: [0; 2],
             near: [0; NEAR_LEN],
             vacant: [true; NUM_POINTS],
@@ -584,6 +598,21 @@ impl Position {
         }
     }
 
+    /// [`Position::hash`] after the side to move plays at empty `p`,
+    /// without playing it: to prefetch the table slot of the next
+    /// position while the move is being made.
+    #[inline]
+    pub fn hash_after(&self, p: Point) -> u64 {
+        let c = self.side();
+        let board = self.board.hash() ^ ZOBRIST[c.index()][p.index()];
+        // The side to move is then the other one.
+        if c == Color::Black {
+            board ^ SIDE_KEY
+        } else {
+            board
+        }
+    }
+
     /// Passes the turn (or takes the pass back): the opponent moves next.
     /// Used to ask what the opponent threatens.
     pub fn toggle_pass(&mut self) {
@@ -643,7 +672,14 @@ impl Position {
     /// The points where a stone of `c` makes a threat of kind `kind`.
     #[inline]
     pub fn threat_points(&self, c: Color, kind: ThreatSet) -> PointSet {
-        self.sets[c.index()][kind as usize]
+        let sets = &self.sets[c.index()];
+        match kind {
+            // Kept without its open fours, which have a set of their own.
+            ThreatSet::Four => {
+                sets[ThreatSet::Four as usize].union(sets[ThreatSet::Flex4 as usize])
+            }
+            _ => sets[kind as usize],
+        }
     }
 
     /// The line patterns a stone of `c` at empty `p` would make.
@@ -733,9 +769,9 @@ impl Position {
             .place(p, me)
             .expect("the search only tries empty points");
         let g = self.geometry;
-        let found = self.sets[o][ThreatSet::Four as usize].iter().any(|q| {
+        let found = self.sets[o][ThreatSet::Flex4 as usize].iter().any(|q| {
             let state = &self.points[o][q.index()];
-            if q == p || state.threat != Threat::Flex4 {
+            if q == p {
                 return false;
             }
             // Points on the same line have consecutive slots, lines far
@@ -950,6 +986,23 @@ mod tests {
     }
 
     #[test]
+    fn hash_after_is_the_hash_once_played() {
+        let mut pos = Position::from_moves(Rule::Renju, &pts("h8 h9 i8"));
+        for passed in [false, true] {
+            if passed {
+                pos.toggle_pass();
+            }
+            let empty: Vec<Point> = Point::all().filter(|&p| pos.is_empty(p)).collect();
+            for p in empty {
+                let expected = pos.hash_after(p);
+                pos.play(p);
+                assert_eq!(pos.hash(), expected, "{p}, passed {passed}");
+                pos.undo();
+            }
+        }
+    }
+
+    #[test]
     fn incremental_matches_fresh() {
         let moves = pts("h8 h9 i8 i9 g8 j8 g9 f10 g7 g6 j10 k11 e8 d8");
         let mut pos = Position::new(Rule::Renju);
@@ -987,6 +1040,11 @@ mod tests {
                     .collect();
                 let set: Vec<Point> = pos.threat_points(c, ThreatSet::Four).iter().collect();
                 assert_eq!(set, fours);
+                let flex4: Vec<Point> = Point::all()
+                    .filter(|&p| pos.threat(c, p) == Threat::Flex4)
+                    .collect();
+                let set: Vec<Point> = pos.threat_points(c, ThreatSet::Flex4).iter().collect();
+                assert_eq!(set, flex4);
             }
         }
         for _ in 0..moves.len() {
@@ -1003,12 +1061,12 @@ mod tests {
         assert!(pos.saved.is_empty());
     }
 
-    /// Whether the side to move has an open four at a point legal for it.
+    /// Whether the side to move has an open four at a point legal for it,
+    /// found by scanning the board.
     fn has_flex4(pos: &Position) -> bool {
         let c = pos.side();
-        pos.threat_points(c, ThreatSet::Four)
-            .iter()
-            .any(|q| pos.threat(c, q) == Threat::Flex4 && pos.is_legal_for(c, q))
+        Point::all()
+            .any(|q| pos.is_empty(q) && pos.threat(c, q) == Threat::Flex4 && pos.is_legal_for(c, q))
     }
 
     #[test]

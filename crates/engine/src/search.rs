@@ -416,9 +416,9 @@ impl<'a> Searcher<'a> {
     /// The first point where `c` could legally make an open four.
     fn flex4(&self, c: Color) -> Option<Point> {
         self.pos
-            .threat_points(c, ThreatSet::Four)
+            .threat_points(c, ThreatSet::Flex4)
             .iter()
-            .find(|&p| self.pos.threat(c, p) == Threat::Flex4 && self.pos.is_legal_for(c, p))
+            .find(|&p| self.pos.is_legal_for(c, p))
     }
 
     /// Candidate moves with ordering scores, best first.
@@ -756,6 +756,7 @@ impl<'a> Searcher<'a> {
             let m = moves.pick(i);
             let tactical = forced || self.pos.threat(me, m).is_three();
             let new_depth = if single { depth } else { depth - 1 };
+            self.tt.prefetch(self.pos.hash_after(m));
             self.pos.play(m);
             let score = if i == 0 {
                 -self.search(new_depth, ply + 1, -beta, -alpha)
@@ -996,6 +997,7 @@ impl<'a> Searcher<'a> {
         let beta = INF;
         let mut best = None;
         for (i, &(m, _)) in root.iter().enumerate() {
+            self.tt.prefetch(self.pos.hash_after(m));
             self.pos.play(m);
             let score = if i == 0 {
                 -self.search(depth - 1, 1, -beta, -alpha)

@@ -108,6 +108,20 @@ impl Table {
         Entry::unpack(d)
     }
 
+    /// Asks the processor to bring `key`'s slot into its cache: the table
+    /// is far larger than the caches, so a probe waits for memory, and a
+    /// prefetch issued before the move is played overlaps that wait with
+    /// the move's work. A hint only: what the table holds and answers does
+    /// not change.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        let slot = &self.slots[key as usize & self.mask];
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+        safe_arch::prefetch_t0(slot);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+        let _ = slot;
+    }
+
     /// Stores `entry` for `key`, replacing what was there unless that was
     /// the same position searched deeper.
     pub fn store(&self, key: u64, entry: Entry) {

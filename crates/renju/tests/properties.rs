@@ -64,6 +64,14 @@ proptest! {
     }
 
     #[test]
+    fn stones_are_the_points_holding_them(board in position()) {
+        for c in Color::ALL {
+            let scan: Vec<Point> = Point::all().filter(|&p| board.get(p) == Some(c)).collect();
+            prop_assert_eq!(board.stones(c).collect::<Vec<_>>(), scan, "{:?}", c);
+        }
+    }
+
+    #[test]
     fn forbidden_sets_are_symmetric(board in position()) {
         for rule in [Rule::Renju, Rule::RenjuSimplified] {
             let base = kinds(&board, rule);
