@@ -61,6 +61,9 @@ const PV_MOVES: usize = 12;
 /// the horizon; the count is PentaZen's for a board with a four or an open
 /// three (BENCHMARKS.md, "Session 11: search").
 const FORCED_MOVES_MAX: usize = 8;
+/// Root moves searched at full depth in every iteration before the late
+/// quiet ones are reduced (as at the interior's nodes).
+const ROOT_FULL_DEPTH_MOVES: usize = 2;
 /// Longest principal variation reported.
 const MAX_PV: usize = 24;
 
@@ -881,6 +884,7 @@ impl<'a> Searcher<'a> {
         if root.len() == 1 {
             return Some(decided(root[0].0, 0, Reason::Forced, self.nodes));
         }
+        let forced = t.opp_fives > 0 || t.opp_flex4;
         let mut best = Outcome {
             best: root[0].0,
             score: -INF,
@@ -893,7 +897,7 @@ impl<'a> Searcher<'a> {
             if self.skips(depth) {
                 continue;
             }
-            let (score, index, complete) = self.search_root(&root, depth);
+            let (score, index, complete) = self.search_root(&root, depth, forced);
             let mut changed = false;
             if index.is_some() || complete {
                 let i = index.unwrap_or(0);
@@ -989,20 +993,44 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// One iteration over the root moves. Returns the best score, the index
-    /// of the best move if one was fully searched, and whether the
-    /// iteration completed.
-    fn search_root(&mut self, root: &[(Point, i32)], depth: i32) -> (i32, Option<usize>, bool) {
+    /// One iteration over the root moves, `forced` when the opponent
+    /// threatens. Returns the best score, the index of the best move if one
+    /// was fully searched, and whether the iteration completed.
+    ///
+    /// Late quiet moves are reduced as at the interior's PV nodes and
+    /// searched again at full depth when they fail high: a midgame root has
+    /// a few dozen candidates, whose full-depth searches took a quarter of
+    /// each iteration's nodes at 100 000 nodes (BENCHMARKS.md, "Session 12:
+    /// the root"). Moves that make or stop an open three or a four are
+    /// never reduced.
+    fn search_root(
+        &mut self,
+        root: &[(Point, i32)],
+        depth: i32,
+        forced: bool,
+    ) -> (i32, Option<usize>, bool) {
         let mut alpha = -INF;
         let beta = INF;
         let mut best = None;
+        let me = self.pos.side();
         for (i, &(m, _)) in root.iter().enumerate() {
+            let reducible = !forced
+                && !self.pos.threat(me, m).is_three()
+                && !self.pos.threat(!me, m).is_three();
             self.tt.prefetch(self.pos.hash_after(m));
             self.pos.play(m);
             let score = if i == 0 {
                 -self.search(depth - 1, 1, -beta, -alpha)
             } else {
-                let mut s = -self.search(depth - 1, 1, -alpha - 1, -alpha);
+                let r = if depth >= 3 && i >= ROOT_FULL_DEPTH_MOVES && reducible {
+                    (reduction(depth, i) - 1).clamp(0, depth - 2)
+                } else {
+                    0
+                };
+                let mut s = -self.search(depth - 1 - r, 1, -alpha - 1, -alpha);
+                if s > alpha && r > 0 && !self.stopped {
+                    s = -self.search(depth - 1, 1, -alpha - 1, -alpha);
+                }
                 if s > alpha && !self.stopped {
                     s = -self.search(depth - 1, 1, -beta, -alpha);
                 }
