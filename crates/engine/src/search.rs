@@ -153,6 +153,14 @@ struct Threats {
     opp_flex4: bool,
 }
 
+impl Threats {
+    /// Whether the opponent threatens (a four to block or an open three to
+    /// stop): the node's moves are the answers to it.
+    fn forced(&self) -> bool {
+        self.opp_fives > 0 || self.opp_flex4
+    }
+}
+
 /// A line of moves, at most [`MAX_PV`] of them, kept without allocating.
 #[derive(Clone, Copy)]
 struct PvLine {
@@ -684,7 +692,7 @@ impl<'a> Searcher<'a> {
                 return s;
             }
         }
-        let forced = t.opp_fives > 0 || t.opp_flex4;
+        let forced = t.forced();
         if depth <= 0 {
             if !forced {
                 // Off the principal variation only the cut matters, and a
@@ -884,7 +892,7 @@ impl<'a> Searcher<'a> {
         if root.len() == 1 {
             return Some(decided(root[0].0, 0, Reason::Forced, self.nodes));
         }
-        let forced = t.opp_fives > 0 || t.opp_flex4;
+        let forced = t.forced();
         let mut best = Outcome {
             best: root[0].0,
             score: -INF,
