@@ -10,6 +10,10 @@
 //! block on a forbidden point loses), an own open four wins in three.
 //! Against an opponent's open three only the moves that stop it, or own
 //! fours, are searched, the best 3 to 8 of them by depth from ply 2.
+//! No count of moves prunes a node while every move tried there loses, so
+//! a claimed loss rests on every answer the node generates, not on the
+//! best few: the pruned answers made false wins of up to 27 plies, which
+//! ended the search early and lost games (BENCHMARKS.md, "Session 14").
 //! Leaves try a short VCF before trusting the static evaluation, except off
 //! the principal variation where the evaluation already reaches beta (a win
 //! would only cut the same way). Quiet moves
@@ -761,7 +765,9 @@ impl<'a> Searcher<'a> {
             QUIET_MOVES_BASE + QUIET_MOVES_PER_PLY * depth.max(1) as usize
         };
         for i in 0..moves.len() {
-            if i >= limit {
+            // A loss is proved only when every answer loses: while all the
+            // moves tried so far lose, the rest are tried too.
+            if i >= limit && best > -WIN_BOUND {
                 break;
             }
             let m = moves.pick(i);
@@ -1136,6 +1142,26 @@ mod tests {
         // So does a principal-variation leaf, whose score must be exact.
         let mut s = Searcher::new(pos, &tt, &stop, limits(None));
         assert!(s.search(0, 1, -INF, INF) >= WIN_BOUND);
+    }
+
+    #[test]
+    fn a_loss_is_not_claimed_while_untried_answers_remain() {
+        // From a game lost to PentaZen (session 13, at 1 s): black to move.
+        // Pruning the answers at forced nodes made every tried answer lose,
+        // and the search claimed a win in 27 plies at depth 7, after 9 428
+        // nodes; black lost the game, and PentaZen 0.4.18 reads a loss for
+        // black here.
+        let pos =
+            position("h8 h9 f7 i9 f9 i10 i8 f8 g9 j9 g10 h11 k8 j8 i7 j6 j7 l9 k9 g12 f13 g7");
+        let tt = Table::new(1 << 20);
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            max_depth: 8,
+            max_nodes: Some(200_000),
+            ..limits(None)
+        };
+        let found = Searcher::new(pos, &tt, &stop, limits).think().unwrap();
+        assert!(found.score < WIN_BOUND, "{found:?}");
     }
 
     #[test]
