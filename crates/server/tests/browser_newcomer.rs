@@ -104,13 +104,13 @@ async fn a_program_room_tells_where_programs_connect_and_keeps_who_played() {
     assert!(black.starts_with("program "), "black was {black:?}");
     shot(&w, "program-gone-phone").await;
     // So does the lobby: the finished room names both players, not a free
-    // seat.
+    // seat, each after the colour of its stones (a phone shows no header).
     w.goto(&format!("{http}/")).await.unwrap();
     let row = format!("tr[data-room=\"{room}\"]");
     wait_text(&w, &row, "finished").await;
     assert_eq!(
         text_of(&w, &format!("{row} td")).await,
-        format!("{black} / madang (engine)")
+        format!("● {black} / ○ madang (engine)")
     );
     let _ = w.close().await;
 }

@@ -189,7 +189,7 @@ function renderRooms(list, rooms) {
     const state = r.status === "playing" ? "playing" : r.status === "over" ? "finished"
       : r.waiting_for_program ? "waiting for an opponent (program or person)" : "waiting for an opponent";
     return h("tr", { "data-room": r.id },
-      h("td", {}, `${who(black, 0)} / ${who(white, 1)}`),
+      h("td", { title: "black / white" }, `● ${who(black, 0)} / ○ ${who(white, 1)}`),
       h("td", {}, `${r.rule}, ${clockText(r.time_control)}`),
       h("td", {}, state, r.spectators ? ` · ${r.spectators} watching` : ""),
       h("td", {}, free && r.status === "waiting" ? h("a", { href: `/r/${r.id}`, class: "join" }, "join") : null, " ",
