@@ -14,9 +14,11 @@
 //! a claimed loss rests on every answer the node generates, not on the
 //! best few: the pruned answers made false wins of up to 27 plies, which
 //! ended the search early and lost games (BENCHMARKS.md, "Session 14").
-//! Leaves try a short VCF before trusting the static evaluation, except off
-//! the principal variation where the evaluation already reaches beta (a win
-//! would only cut the same way). Quiet moves
+//! Past the horizon only the block of a four is searched; every other node
+//! there, one facing an open three too, is a leaf. Leaves try a short VCF
+//! before trusting the static evaluation, except off the principal
+//! variation where the evaluation already reaches beta (a win would only
+//! cut the same way). Quiet moves
 //! are ordered by their pattern values, killers, counter moves and history,
 //! reduced when late (by ln(depth) ln(index) / 2) and pruned when very late; at
 //! shallow depth a static evaluation far outside the window ends the node
@@ -60,10 +62,10 @@ const FUTILITY_MARGIN: i32 = 60;
 const PV_MOVES: usize = 12;
 /// Moves searched where the opponent threatens (a four to block or an open
 /// three to stop), from ply 2: at most this many, fewer at shallow
-/// depth (see [`forced_moves`]). These nodes are nine in ten of the
-/// tree's interior nodes, most of them the opponent's threats searched past
-/// the horizon; the count is PentaZen's for a board with a four or an open
-/// three (BENCHMARKS.md, "Session 11: search").
+/// depth (see [`forced_moves`]). These nodes are most of the tree's
+/// interior nodes (62% of those at depth 1 or more in session 12); the
+/// count is PentaZen's for a board with a four or an open three
+/// (BENCHMARKS.md, "Session 11: search").
 const FORCED_MOVES_MAX: usize = 8;
 /// Root moves searched at full depth in every iteration before the late
 /// quiet ones are reduced (as at the interior's nodes).
@@ -697,26 +699,28 @@ impl<'a> Searcher<'a> {
             }
         }
         let forced = t.forced();
-        if depth <= 0 {
-            if !forced {
-                // Off the principal variation only the cut matters, and a
-                // win found by the VCF would cut the same way: it costs
-                // about half the search's time where it runs at every leaf.
-                if !pv_node {
-                    let stat = self.pos.eval();
-                    if stat >= beta {
-                        return stat;
-                    }
+        // Past the horizon only the block of a four is searched (one move,
+        // which keeps the depth, so the depth never falls below 0). A node
+        // facing an open three is a leaf like a quiet one: its answers were
+        // searched there at 3 a node down to depth -8 until session 14, a
+        // fifth of all nodes; as a leaf the engine reaches about half a ply
+        // deeper and scored 45.7% against PentaZen where it scored 31.7%
+        // (BENCHMARKS.md, "Session 14").
+        if depth <= 0 && t.opp_fives == 0 {
+            // Off the principal variation only the cut matters, and a win
+            // found by the VCF would cut the same way: it costs about half
+            // the search's time where it runs at every leaf.
+            if !pv_node {
+                let stat = self.pos.eval();
+                if stat >= beta {
+                    return stat;
                 }
-                let budget = self.nodes + LEAF_VCF_NODES;
-                if let Some((_, n)) = self.vcf(LEAF_VCF_DEPTH, budget) {
-                    return WIN - ply_i - n;
-                }
-                return self.pos.eval();
             }
-            if depth < -8 {
-                return self.pos.eval();
+            let budget = self.nodes + LEAF_VCF_NODES;
+            if let Some((_, n)) = self.vcf(LEAF_VCF_DEPTH, budget) {
+                return WIN - ply_i - n;
             }
+            return self.pos.eval();
         }
         if !forced && !pv_node && depth > 0 {
             // Reverse futility and razoring: far enough above beta (below
@@ -1066,7 +1070,8 @@ impl<'a> Searcher<'a> {
 
 /// Moves searched at a node of `depth` where the opponent threatens (from
 /// ply 2): round(5 sqrt(depth) - 2), at most [`FORCED_MOVES_MAX`]; 3 at
-/// depth 1 and below, then 5, 7, 8.
+/// depth 1, then 5, 7, 8. (Past the horizon such a node is a leaf, or has
+/// the one move that blocks a four.)
 fn forced_moves(depth: i32) -> usize {
     let d = f64::from(depth.max(1));
     ((5.0 * d.sqrt() - 2.0).round() as usize).min(FORCED_MOVES_MAX)
