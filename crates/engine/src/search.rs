@@ -769,8 +769,8 @@ impl<'a> Searcher<'a> {
             QUIET_MOVES_BASE + QUIET_MOVES_PER_PLY * depth.max(1) as usize
         };
         for i in 0..moves.len() {
-            // A loss is proved only when every answer loses: while all the
-            // moves tried so far lose, the rest are tried too.
+            // A loss is claimed only when every answer generated loses:
+            // while all the moves tried so far lose, the rest are tried too.
             if i >= limit && best > -WIN_BOUND {
                 break;
             }
