@@ -247,8 +247,8 @@ fn proves_pentazens_win_from_game_one_for_the_attacker() {
 /// PentaZen, asked the same position for 5 s, would have played f6 and
 /// scored it -224 for white, not lost. After h6 PentaZen played e5 and
 /// announced a win in 27 plies. From black's side the search proves it
-/// (depth 13, about 1.11 M nodes with the default 64 MiB table; between
-/// 600 000 and 800 000 since session 14): the win
+/// (depth 13, about 1.11 M nodes with the default 64 MiB table; since
+/// session 14 between 600 000 and 800 000): the win
 /// is within reach of a few seconds' search, not of the one second
 /// madang had on the move before.
 #[test]
