@@ -704,8 +704,10 @@ impl<'a> Searcher<'a> {
         // facing an open three is a leaf like a quiet one: its answers were
         // searched there at 3 a node down to depth -8 until session 14, a
         // fifth of all nodes; as a leaf the engine reaches about half a ply
-        // deeper and scored 45.7% against PentaZen where it scored 31.7%
-        // (BENCHMARKS.md, "Session 14").
+        // deeper, and against PentaZen it scored 45.7% where it scored 31.7%
+        // at 150 000 nodes a move, but only 35.1% against 32.7% at 1 s,
+        // within noise (BENCHMARKS.md, "Session 14").
+        debug_assert!(depth >= 0, "depth {depth} past the horizon");
         if depth <= 0 && t.opp_fives == 0 {
             // Off the principal variation only the cut matters, and a win
             // found by the VCF would cut the same way: it costs about half
