@@ -16,13 +16,16 @@
 //! ended the search early and lost games (BENCHMARKS.md, "Session 14").
 //! Past the horizon only the block of a four is searched; every other node
 //! there, one facing an open three too, is a leaf. Leaves try a short VCF
-//! before trusting the static evaluation, except off the principal
-//! variation where the evaluation already reaches beta (a win would only
-//! cut the same way). Quiet moves
-//! are ordered by their pattern values, killers, counter moves and history,
-//! reduced when late (by ln(depth) ln(index) / 2) and pruned when very late; at
-//! shallow depth a static evaluation far outside the window ends the node
-//! (reverse futility, razoring) unless the opponent threatens.
+//! (of fours that make something more, and white's plain fours) before
+//! trusting the static evaluation, except off the principal variation
+//! where the evaluation already reaches beta (a win would only cut the
+//! same way). At quiet nodes the moves are ordered by their pattern
+//! values, killers, counter moves and history; late moves, threes
+//! included, are reduced (by ln(depth) ln(n) / 2 for the n-th), and only
+//! the first 3 to 32 by depth are searched (PentaZen's shape: about two plies deeper at
+//! 1 s, BENCHMARKS.md, "Session 15"). At shallow depth a static evaluation
+//! far outside the window ends the node (reverse futility, razoring)
+//! unless the opponent threatens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -49,10 +52,8 @@ const LEAF_VCF_NODES: u64 = 60;
 const ROOT_VCF_DEPTH: u32 = 40;
 /// Threats in a row the root VCT tries.
 const VCT_DEPTH: u32 = 10;
-/// Moves searched at a quiet interior node: a base plus a few per ply of
-/// remaining depth; later (worse-ordered) ones are pruned.
-const QUIET_MOVES_BASE: usize = 6;
-const QUIET_MOVES_PER_PLY: usize = 3;
+/// Most moves searched at a quiet interior node (see [`quiet_moves`]).
+const QUIET_MOVES_MAX: usize = 32;
 /// Evaluation margin per ply of depth for reverse futility and razoring.
 const FUTILITY_MARGIN: i32 = 60;
 /// Moves searched at a principal-variation node that is not the root. The
@@ -72,6 +73,21 @@ const FORCED_MOVES_MAX: usize = 8;
 const ROOT_FULL_DEPTH_MOVES: usize = 2;
 /// Longest principal variation reported.
 const MAX_PV: usize = 24;
+
+/// Which fours a VCF tries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fours {
+    /// Every four: the solvers that prove a win or a loss.
+    All,
+    /// Only fours that make something more through their point (a three,
+    /// an open two, a second four): a plain four's stone rarely serves a
+    /// later four, so the leaf's short VCF leaves black's out (PentaZen's
+    /// filter, at about a third of the VCF nodes: BENCHMARKS.md, "Session
+    /// 15"). White keeps them: black may not block on a forbidden point,
+    /// and without them the search missed white's win in session 10's game
+    /// 26.
+    Chained,
+}
 
 /// When to stop searching.
 #[derive(Clone, Copy, Debug)]
@@ -380,7 +396,9 @@ impl<'a> Searcher<'a> {
             return false;
         }
         self.pos.play(m);
-        let lost = self.vcf(ROOT_VCF_DEPTH, self.nodes + budget).is_some();
+        let lost = self
+            .vcf(ROOT_VCF_DEPTH, self.nodes + budget, Fours::All)
+            .is_some();
         self.pos.undo();
         lost
     }
@@ -496,9 +514,9 @@ impl<'a> Searcher<'a> {
     }
 
     /// Looks for a win by continuous fours for the side to move, trying at
-    /// most `depth` more fours. Returns the first move and the plies until
-    /// the five.
-    fn vcf(&mut self, depth: u32, budget: u64) -> Option<(Point, i32)> {
+    /// most `depth` more fours of the kind `kind`. Returns the first move
+    /// and the plies until the five.
+    fn vcf(&mut self, depth: u32, budget: u64, kind: Fours) -> Option<(Point, i32)> {
         self.nodes += 1;
         if self.spent(budget) || self.should_stop() {
             return None;
@@ -520,6 +538,7 @@ impl<'a> Searcher<'a> {
             // The opponent's four must be blocked, by a four of our own.
             .filter(|&p| forced.is_none_or(|f| f == p) && self.pos.is_legal_for(me, p))
             .map(|p| (p, self.pos.threat(me, p)))
+            .filter(|&(_, t)| kind == Fours::All || t != Threat::Block4 || me == Color::White)
             .collect();
         if let Some(&(p, _)) = fours.iter().find(|(_, t)| *t == Threat::Flex4) {
             return Some((p, 3));
@@ -529,9 +548,12 @@ impl<'a> Searcher<'a> {
         }
         let key = self.pos.hash();
         let slot = key as usize & (self.vcf_fails.len() - 1);
-        let tag = (key & !0xff) | u64::from(depth);
+        let tag = vcf_fail_tag(key, depth, kind);
         let known = self.vcf_fails[slot];
-        if known & !0xff == key & !0xff && known & 0xff >= u64::from(depth) {
+        if known & !0xff == key & !0xff
+            && known & 0x7f >= u64::from(depth)
+            && (known & CHAINED_ONLY == 0 || kind == Fours::Chained)
+        {
             return None;
         }
         fours.sort_by(|a, b| {
@@ -548,7 +570,7 @@ impl<'a> Searcher<'a> {
                 Some(f) if !self.pos.is_legal_for(opp, f) => Some(3),
                 Some(f) => {
                     self.pos.play(f);
-                    let r = self.vcf(depth - 1, budget).map(|(_, n)| n + 2);
+                    let r = self.vcf(depth - 1, budget, kind).map(|(_, n)| n + 2);
                     self.pos.undo();
                     r
                 }
@@ -576,7 +598,7 @@ impl<'a> Searcher<'a> {
         if self.spent(budget) || self.should_stop() {
             return None;
         }
-        if let Some((p, _)) = self.vcf(depth.min(12), budget) {
+        if let Some((p, _)) = self.vcf(depth.min(12), budget, Fours::All) {
             return Some(p);
         }
         if depth == 0 {
@@ -719,7 +741,7 @@ impl<'a> Searcher<'a> {
                 }
             }
             let budget = self.nodes + LEAF_VCF_NODES;
-            if let Some((_, n)) = self.vcf(LEAF_VCF_DEPTH, budget) {
+            if let Some((_, n)) = self.vcf(LEAF_VCF_DEPTH, budget, Fours::Chained) {
                 return WIN - ply_i - n;
             }
             return self.pos.eval();
@@ -768,7 +790,7 @@ impl<'a> Searcher<'a> {
         } else if pv_node {
             PV_MOVES
         } else {
-            QUIET_MOVES_BASE + QUIET_MOVES_PER_PLY * depth.max(1) as usize
+            quiet_moves(depth)
         };
         for i in 0..moves.len() {
             // A loss is claimed only when every answer generated loses:
@@ -784,8 +806,11 @@ impl<'a> Searcher<'a> {
             let score = if i == 0 {
                 -self.search(new_depth, ply + 1, -beta, -alpha)
             } else {
-                let r = if depth >= 2 && i >= 2 && !tactical {
-                    (reduction(depth, i) - i32::from(pv_node)).clamp(0, (new_depth - 1).max(0))
+                // Late moves at a quiet node are reduced, threes
+                // included: a three that matters fails high and is searched
+                // again at full depth.
+                let r = if depth >= 3 && !forced {
+                    (reduction(depth, i + 1) - i32::from(pv_node)).clamp(0, new_depth - 1)
                 } else {
                     0
                 };
@@ -877,7 +902,7 @@ impl<'a> Searcher<'a> {
         self.solver_deadline = self.limits.solver_deadline;
         if t.opp_five.is_none() && self.helper.is_none() {
             let budget = self.limits.root_vcf_nodes;
-            if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget) {
+            if let Some((p, n)) = self.vcf(ROOT_VCF_DEPTH, budget, Fours::All) {
                 return Some(decided(p, WIN - n, Reason::Vcf, self.nodes));
             }
             if !t.opp_flex4 {
@@ -993,7 +1018,7 @@ impl<'a> Searcher<'a> {
         let allowance = self.limits.root_vcf_nodes / 2;
         self.pos.toggle_pass();
         let budget = self.nodes + allowance / 4;
-        let threat = self.vcf(ROOT_VCF_DEPTH, budget).is_some();
+        let threat = self.vcf(ROOT_VCF_DEPTH, budget, Fours::All).is_some();
         self.pos.toggle_pass();
         if !threat {
             return;
@@ -1043,6 +1068,8 @@ impl<'a> Searcher<'a> {
                 -self.search(depth - 1, 1, -beta, -alpha)
             } else {
                 let r = if depth >= 3 && i >= ROOT_FULL_DEPTH_MOVES && reducible {
+                    // Counted from 0, as it was measured (session 12): the
+                    // root reduces a little less than the interior.
                     (reduction(depth, i) - 1).clamp(0, depth - 2)
                 } else {
                     0
@@ -1070,6 +1097,14 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// Moves searched at a quiet interior node of `depth` (not the root, not a
+/// PV node): round(15 sqrt(depth) - 12), at most [`QUIET_MOVES_MAX`]; 3 at
+/// depth 1, then 9, 14, 18, 22, 25, 28, 30, 32 (PentaZen's table).
+fn quiet_moves(depth: i32) -> usize {
+    let d = f64::from(depth.max(1));
+    ((15.0 * d.sqrt() - 12.0).round() as usize).min(QUIET_MOVES_MAX)
+}
+
 /// Moves searched at a node of `depth` where the opponent threatens (from
 /// ply 2): round(5 sqrt(depth) - 2), at most [`FORCED_MOVES_MAX`]; 3 at
 /// depth 1, then 5, 7, 8. (Past the horizon such a node is a leaf, or has
@@ -1079,11 +1114,26 @@ fn forced_moves(depth: i32) -> usize {
     ((5.0 * d.sqrt() - 2.0).round() as usize).min(FORCED_MOVES_MAX)
 }
 
-/// Plies a late quiet move is reduced by: round(ln(depth) x ln(index) / 2),
-/// the `index`-th move (from 0) at `depth` (one less at PV nodes, and
-/// never down to the leaf).
-fn reduction(depth: i32, index: usize) -> i32 {
-    (f64::from(depth).ln() * (index as f64).ln() / 2.0).round() as i32
+/// Plies a late quiet move is reduced by: round(ln(depth) x ln(n) / 2) for
+/// the `n`-th move tried at `depth` (one less at PV nodes, and never down
+/// to the leaf).
+fn reduction(depth: i32, n: usize) -> i32 {
+    (f64::from(depth).ln() * (n as f64).ln() / 2.0).round() as i32
+}
+
+/// Marks a VCF failure found with [`Fours::Chained`]: it proves nothing
+/// about all fours.
+const CHAINED_ONLY: u64 = 0x80;
+
+/// How a VCF that failed is remembered: the key's high bits, and in the
+/// low byte the depth tried and whether only chained fours were.
+fn vcf_fail_tag(key: u64, depth: u32, kind: Fours) -> u64 {
+    let chained = if kind == Fours::Chained {
+        CHAINED_ONLY
+    } else {
+        0
+    };
+    (key & !0xff) | chained | u64::from(depth)
 }
 
 fn score_to_tt(score: i32, ply: i32) -> i32 {
@@ -1149,6 +1199,30 @@ mod tests {
         // So does a principal-variation leaf, whose score must be exact.
         let mut s = Searcher::new(pos, &tt, &stop, limits(None));
         assert!(s.search(0, 1, -INF, INF) >= WIN_BOUND);
+    }
+
+    #[test]
+    fn a_failed_vcf_of_chained_fours_stops_only_another_of_chained_fours() {
+        // Black to move wins by continuous fours (one of the bench's VCFs).
+        let pos = position("h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11");
+        let tt = Table::new(1 << 20);
+        let stop = AtomicBool::new(false);
+        let mut s = Searcher::new(pos, &tt, &stop, limits(None));
+        let key = s.pos.hash();
+        let slot = key as usize & (s.vcf_fails.len() - 1);
+        s.vcf_fails[slot] = vcf_fail_tag(key, ROOT_VCF_DEPTH, Fours::Chained);
+        assert_eq!(s.vcf(ROOT_VCF_DEPTH, 10_000, Fours::Chained), None);
+        assert!(s.vcf(ROOT_VCF_DEPTH, 10_000, Fours::All).is_some());
+        // A failure of all fours answers both.
+        s.vcf_fails[slot] = vcf_fail_tag(key, ROOT_VCF_DEPTH, Fours::All);
+        assert_eq!(s.vcf(ROOT_VCF_DEPTH, 10_000, Fours::All), None);
+        assert_eq!(s.vcf(ROOT_VCF_DEPTH, 10_000, Fours::Chained), None);
+    }
+
+    #[test]
+    fn quiet_nodes_search_pentazens_counts() {
+        let counts: Vec<usize> = (0..=10).map(quiet_moves).collect();
+        assert_eq!(counts, [3, 3, 9, 14, 18, 22, 25, 28, 30, 32, 32]);
     }
 
     #[test]
