@@ -22,10 +22,10 @@
 //! same way). At quiet nodes the moves are ordered by their pattern
 //! values, killers, counter moves and history; late moves, threes
 //! included, are reduced (by ln(depth) ln(n) / 2 for the n-th), and only
-//! the first 3 to 32 by depth are searched (PentaZen's shape: about two plies deeper at
-//! 1 s, BENCHMARKS.md, "Session 15"). At shallow depth a static evaluation
-//! far outside the window ends the node (reverse futility, razoring)
-//! unless the opponent threatens.
+//! the first 3 to 32 by depth are searched (PentaZen's shape: two plies
+//! deeper at 1 s, BENCHMARKS.md, "Session 15"). At shallow depth a static
+//! evaluation far outside the window ends the node (reverse futility,
+//! razoring) unless the opponent threatens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
