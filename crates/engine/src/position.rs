@@ -389,7 +389,7 @@ impl Code {
 }
 
 /// [`Code`] of every combination of line patterns, by
-/// [`combo_index`](crate::pattern::combo_index): one lookup instead of
+/// [`combo_index`]: one lookup instead of
 /// combining and summing at every change. Padded to 2^14 entries, so that
 /// an index masked to 14 bits needs no bounds check.
 type Codes = [Code; 1 << 14];
