@@ -549,11 +549,7 @@ impl<'a> Searcher<'a> {
         let key = self.pos.hash();
         let slot = key as usize & (self.vcf_fails.len() - 1);
         let tag = vcf_fail_tag(key, depth, kind);
-        let known = self.vcf_fails[slot];
-        if known & !0xff == key & !0xff
-            && known & 0x7f >= u64::from(depth)
-            && (known & CHAINED_ONLY == 0 || kind == Fours::Chained)
-        {
+        if vcf_fail_answers(self.vcf_fails[slot], key, depth, kind) {
             return None;
         }
         fours.sort_by(|a, b| {
@@ -1134,6 +1130,15 @@ fn vcf_fail_tag(key: u64, depth: u32, kind: Fours) -> u64 {
         0
     };
     (key & !0xff) | chained | u64::from(depth)
+}
+
+/// Whether the failure remembered as `known` (a [`vcf_fail_tag`]) settles
+/// a VCF of `kind` to `depth` at `key`: the same position, tried at least
+/// as deep, with every four or with no more than this search would try.
+fn vcf_fail_answers(known: u64, key: u64, depth: u32, kind: Fours) -> bool {
+    known & !0xff == key & !0xff
+        && known & !CHAINED_ONLY & 0xff >= u64::from(depth)
+        && (known & CHAINED_ONLY == 0 || kind == Fours::Chained)
 }
 
 fn score_to_tt(score: i32, ply: i32) -> i32 {
