@@ -87,6 +87,41 @@ enum Fours {
     /// and without them the search missed white's win in session 10's game
     /// 26.
     Chained,
+    /// The fours after the first of a [`Fours::Chained`] search: chained
+    /// fours on the four lines through the attacker's last four (this
+    /// point), at most four points from it. A four elsewhere owes nothing
+    /// to that stone and could have been tried first (PentaZen's leaf VCF,
+    /// whose VCF is 3% of its nodes: BENCHMARKS.md, "Session 16").
+    Near(Point),
+}
+
+impl Fours {
+    /// Whether a VCF of this kind tries the four at `p`, a threat `t` for
+    /// `me`.
+    fn tries(self, me: Color, p: Point, t: Threat) -> bool {
+        let chained = t != Threat::Block4 || me == Color::White;
+        match self {
+            Fours::All => true,
+            Fours::Chained => chained,
+            Fours::Near(last) => chained && aligned_within(last, p, 4),
+        }
+    }
+
+    /// The kind of the fours that follow the four at `m`.
+    fn after(self, m: Point) -> Fours {
+        match self {
+            Fours::All => Fours::All,
+            Fours::Chained | Fours::Near(_) => Fours::Near(m),
+        }
+    }
+}
+
+/// Whether `a` and `b` lie on one line (a row, a column or a diagonal) at
+/// most `n` points apart.
+fn aligned_within(a: Point, b: Point, n: usize) -> bool {
+    let dx = a.x().abs_diff(b.x());
+    let dy = a.y().abs_diff(b.y());
+    (dx == 0 || dy == 0 || dx == dy) && dx.max(dy) <= n
 }
 
 /// When to stop searching.
@@ -538,7 +573,7 @@ impl<'a> Searcher<'a> {
             // The opponent's four must be blocked, by a four of our own.
             .filter(|&p| forced.is_none_or(|f| f == p) && self.pos.is_legal_for(me, p))
             .map(|p| (p, self.pos.threat(me, p)))
-            .filter(|&(_, t)| kind == Fours::All || t != Threat::Block4 || me == Color::White)
+            .filter(|&(p, t)| kind.tries(me, p, t))
             .collect();
         if let Some(&(p, _)) = fours.iter().find(|(_, t)| *t == Threat::Flex4) {
             return Some((p, 3));
@@ -566,7 +601,9 @@ impl<'a> Searcher<'a> {
                 Some(f) if !self.pos.is_legal_for(opp, f) => Some(3),
                 Some(f) => {
                     self.pos.play(f);
-                    let r = self.vcf(depth - 1, budget, kind).map(|(_, n)| n + 2);
+                    let r = self
+                        .vcf(depth - 1, budget, kind.after(m))
+                        .map(|(_, n)| n + 2);
                     self.pos.undo();
                     r
                 }
@@ -579,7 +616,9 @@ impl<'a> Searcher<'a> {
                 return None;
             }
         }
-        if !self.stopped && !self.spent(budget) {
+        // A failure near one four says nothing of the same position
+        // reached by other fours.
+        if !self.stopped && !self.spent(budget) && !matches!(kind, Fours::Near(_)) {
             self.vcf_fails[slot] = tag;
         }
         None
@@ -1118,17 +1157,13 @@ fn reduction(depth: i32, n: usize) -> i32 {
 }
 
 /// Marks a VCF failure found with [`Fours::Chained`]: it proves nothing
-/// about all fours.
+/// about all fours. (Failures of [`Fours::Near`] are not remembered.)
 const CHAINED_ONLY: u64 = 0x80;
 
 /// How a VCF that failed is remembered: the key's high bits, and in the
 /// low byte the depth tried and whether only chained fours were.
 fn vcf_fail_tag(key: u64, depth: u32, kind: Fours) -> u64 {
-    let chained = if kind == Fours::Chained {
-        CHAINED_ONLY
-    } else {
-        0
-    };
+    let chained = if kind == Fours::All { 0 } else { CHAINED_ONLY };
     (key & !0xff) | chained | u64::from(depth)
 }
 
@@ -1138,7 +1173,7 @@ fn vcf_fail_tag(key: u64, depth: u32, kind: Fours) -> u64 {
 fn vcf_fail_answers(known: u64, key: u64, depth: u32, kind: Fours) -> bool {
     known & !0xff == key & !0xff
         && known & !CHAINED_ONLY & 0xff >= u64::from(depth)
-        && (known & CHAINED_ONLY == 0 || kind == Fours::Chained)
+        && (known & CHAINED_ONLY == 0 || kind != Fours::All)
 }
 
 fn score_to_tt(score: i32, ply: i32) -> i32 {
@@ -1222,6 +1257,29 @@ mod tests {
         s.vcf_fails[slot] = vcf_fail_tag(key, ROOT_VCF_DEPTH, Fours::All);
         assert_eq!(s.vcf(ROOT_VCF_DEPTH, 10_000, Fours::All), None);
         assert_eq!(s.vcf(ROOT_VCF_DEPTH, 10_000, Fours::Chained), None);
+    }
+
+    #[test]
+    fn fours_after_the_first_of_a_leaf_vcf_stay_near_the_last_four() {
+        let at = |s: &str| s.parse::<Point>().unwrap();
+        assert!(aligned_within(at("h8"), at("l12"), 4));
+        assert!(aligned_within(at("h8"), at("h4"), 4));
+        assert!(!aligned_within(at("h8"), at("m13"), 4));
+        assert!(!aligned_within(at("h8"), at("j9"), 4));
+        // Black to move wins by continuous fours (one of the bench's VCFs).
+        let pos = position("h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11");
+        let tt = Table::new(1 << 20);
+        let stop = AtomicBool::new(false);
+        let mut s = Searcher::new(pos, &tt, &stop, limits(None));
+        let (first, _) = s
+            .vcf(LEAF_VCF_DEPTH, 10_000, Fours::Chained)
+            .expect("the leaf's VCF");
+        // Far from every four, the VCF has nothing to try...
+        assert_eq!(s.vcf(LEAF_VCF_DEPTH, 10_000, Fours::Near(at("o1"))), None);
+        assert!(s.vcf(LEAF_VCF_DEPTH, 10_000, Fours::Near(first)).is_some());
+        // ...and that failure is not remembered for the position.
+        let again = s.vcf(LEAF_VCF_DEPTH, 10_000, Fours::Chained);
+        assert_eq!(again.map(|(p, _)| p), Some(first));
     }
 
     #[test]
