@@ -16,7 +16,8 @@
 //! ended the search early and lost games (BENCHMARKS.md, "Session 14").
 //! Past the horizon only the block of a four is searched; every other node
 //! there, one facing an open three too, is a leaf. Leaves try a short VCF
-//! (of fours that make something more, and white's plain fours) before
+//! (of fours that make something more, and white's plain fours; after the
+//! first, only fours on the lines through the last one) before
 //! trusting the static evaluation, except off the principal variation
 //! where the evaluation already reaches beta (a win would only cut the
 //! same way). At quiet nodes the moves are ordered by their pattern
