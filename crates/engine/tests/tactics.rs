@@ -251,8 +251,9 @@ fn proves_pentazens_win_from_game_one_for_the_attacker() {
 /// announced a win in 27 plies. From black's side the search proves it
 /// (depth 13, about 1.11 M nodes with the default 64 MiB table; in
 /// session 14 between 600 000 and 800 000; since session 15 89 829, depth
-/// 12, and since session 16 90 682): the win was within reach of a few seconds' search, not of the one
-/// second madang had on the move before, and is now within a tenth.
+/// 12, and since session 16 90 682): the win was within reach of a few
+/// seconds' search, not of the one second madang had on the move before,
+/// and is now within a tenth.
 #[test]
 fn proves_pentazens_win_from_game_nine_of_session_seven() {
     let moves = "h8 h7 g7 i9 g6 g9 f8 g8 f9 f7 e6 h6";
@@ -264,8 +265,7 @@ fn proves_pentazens_win_from_game_nine_of_session_seven() {
 /// The same game one ply later, white (madang) to move after e5: the loss
 /// was proved within the nodes of about two seconds (960 649 nodes, depth
 /// 13), and since session 15 in 180 562 (depth 14; session 16: 190 662);
-/// madang saw it at once
-/// in the game (-29978 at depth 13).
+/// madang saw it at once in the game (-29978 at depth 13).
 #[test]
 fn sees_the_loss_in_game_nine_of_session_seven() {
     let moves = "h8 h7 g7 i9 g6 g9 f8 g8 f9 f7 e6 h6 e5";
