@@ -24,9 +24,13 @@
 //! values, killers, counter moves and history; late moves, threes
 //! included, are reduced (by ln(depth) ln(n) / 2 for the n-th), and only
 //! the first 3 to 32 by depth are searched (PentaZen's shape: two plies
-//! deeper at 1 s, BENCHMARKS.md, "Session 15"). At shallow depth a static
+//! deeper at 1 s, BENCHMARKS.md, "Session 15"). The later answers to an
+//! open three are reduced the same way. At shallow depth a static
 //! evaluation far outside the window ends the node (reverse futility,
-//! razoring) unless the opponent threatens.
+//! razoring) unless the opponent threatens. From depth 5 each iteration
+//! starts in an aspiration window around the last one's score (both
+//! together scored 62% against the engine without them, BENCHMARKS.md,
+//! "Session 18").
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -74,6 +78,12 @@ const FORCED_MOVES_MAX: usize = 8;
 const ROOT_FULL_DEPTH_MOVES: usize = 2;
 /// Longest principal variation reported.
 const MAX_PV: usize = 24;
+/// The first iteration searched in an aspiration window, and the window's
+/// half-width around the last iteration's score; past the largest width
+/// the window is the full one.
+const ASPIRATION_DEPTH: i32 = 5;
+const ASPIRATION_WINDOW: i32 = 40;
+const ASPIRATION_WINDOW_MAX: i32 = 1_000;
 
 /// Which fours a VCF tries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -842,10 +852,11 @@ impl<'a> Searcher<'a> {
             let score = if i == 0 {
                 -self.search(new_depth, ply + 1, -beta, -alpha)
             } else {
-                // Late moves at a quiet node are reduced, threes
-                // included: a three that matters fails high and is searched
-                // again at full depth.
-                let r = if depth >= 3 && !forced {
+                // Late moves are reduced, threes included, and so are the
+                // later answers to an open three (as PentaZen's): a move
+                // that matters fails high and is searched again at full
+                // depth. (A four has one answer.)
+                let r = if depth >= 3 {
                     (reduction(depth, i + 1) - i32::from(pv_node)).clamp(0, new_depth - 1)
                 } else {
                     0
@@ -978,7 +989,11 @@ impl<'a> Searcher<'a> {
             if self.skips(depth) {
                 continue;
             }
-            let (score, index, complete) = self.search_root(&root, depth, forced);
+            let (score, index, complete) = if depth >= ASPIRATION_DEPTH {
+                self.search_root_aspirated(&mut root, depth, forced, best.score)
+            } else {
+                self.search_root(&root, depth, forced, -INF, INF)
+            };
             let mut changed = false;
             if index.is_some() || complete {
                 let i = index.unwrap_or(0);
@@ -1074,9 +1089,60 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// One iteration searched in a window around `last`, the score of the
+    /// iteration before, widened (threefold, then to the full window) and
+    /// searched again while the score falls outside it: most iterations
+    /// end near the last score, and the narrow window cuts more. A move
+    /// that failed high is searched first again; if the clock stops that
+    /// search, it is still the iteration's best. Returns as
+    /// [`Searcher::search_root`].
+    fn search_root_aspirated(
+        &mut self,
+        root: &mut [(Point, i32)],
+        depth: i32,
+        forced: bool,
+        last: i32,
+    ) -> (i32, Option<usize>, bool) {
+        if last.abs() >= WIN_BOUND {
+            return self.search_root(root, depth, forced, -INF, INF);
+        }
+        let mut delta = ASPIRATION_WINDOW;
+        let (mut alpha, mut beta) = (last - delta, last + delta);
+        let mut failed_high = None;
+        loop {
+            let (score, index, complete) = self.search_root(root, depth, forced, alpha, beta);
+            if !complete {
+                return match (index, failed_high) {
+                    (None, Some(high)) => (high, Some(0), false),
+                    _ => (score, index, false),
+                };
+            }
+            if alpha < score && score < beta {
+                return (score, index, true);
+            }
+            delta *= 3;
+            if score >= beta {
+                if let Some(i) = index {
+                    root[..=i].rotate_right(1);
+                    failed_high = Some(score);
+                }
+                beta = (score + delta).min(INF);
+            } else {
+                alpha = (score - delta).max(-INF);
+            }
+            // A win or loss beyond the window is searched in the full one
+            // at once: its score is far from any window's edge.
+            if delta > ASPIRATION_WINDOW_MAX || score.abs() >= WIN_BOUND {
+                (alpha, beta) = (-INF, INF);
+            }
+        }
+    }
+
     /// One iteration over the root moves, `forced` when the opponent
-    /// threatens. Returns the best score, the index of the best move if one
-    /// was fully searched, and whether the iteration completed.
+    /// threatens, in the window (`alpha`, `beta`). Returns the best score
+    /// (at most `alpha` if no move beat it, the first score at or above
+    /// `beta`), the index of the best move if one was fully searched, and
+    /// whether the iteration completed.
     ///
     /// Late quiet moves are reduced as at the interior's PV nodes and
     /// searched again at full depth when they fail high: a midgame root has
@@ -1089,9 +1155,9 @@ impl<'a> Searcher<'a> {
         root: &[(Point, i32)],
         depth: i32,
         forced: bool,
+        mut alpha: i32,
+        beta: i32,
     ) -> (i32, Option<usize>, bool) {
-        let mut alpha = -INF;
-        let beta = INF;
         let mut best = None;
         let me = self.pos.side();
         for (i, &(m, _)) in root.iter().enumerate() {
@@ -1127,6 +1193,9 @@ impl<'a> Searcher<'a> {
                 alpha = score;
                 best = Some(i);
                 self.root_line = self.lines[1].after(m);
+                if score >= beta {
+                    break;
+                }
             }
         }
         (alpha, best, true)
@@ -1345,6 +1414,49 @@ mod tests {
             assert_eq!(picked, moves.iter().map(|m| m.0).collect::<Vec<_>>());
             assert_eq!(whole.into_vec(), moves);
         }
+    }
+
+    #[test]
+    fn an_aspiration_window_that_misses_is_widened_until_the_score_falls_inside() {
+        let pos = position("h8 h9 g10 i8 j9 g8 i10 h10 i9 g9 f10 e11 h7 j7");
+        let stop = AtomicBool::new(false);
+        let depth = 6;
+        let iteration = |window: Option<(i32, i32)>, guess: i32| {
+            let tt = Table::new(1 << 20);
+            let mut s = Searcher::new(pos.clone(), &tt, &stop, limits(None));
+            let mut root = s.moves(&s.threats(), 0, None).into_vec();
+            let (score, index, complete) = match window {
+                Some((alpha, beta)) => s.search_root(&root, depth, false, alpha, beta),
+                None => s.search_root_aspirated(&mut root, depth, false, guess),
+            };
+            assert!(complete);
+            (score, index.map(|i| root[i].0))
+        };
+        let (score, best) = iteration(Some((-INF, INF)), 0);
+        assert!(best.is_some() && score.abs() < WIN_BOUND, "{score}");
+        // A window far below the score fails high on a move; one above it
+        // fails low on none. (A window near the score need not agree with
+        // the full one: off the principal variation fewer moves are
+        // searched, so the scores of null windows run lower.)
+        let (high, move_high) = iteration(Some((score - 3_001, score - 3_000)), 0);
+        assert!(high >= score - 3_000 && move_high.is_some(), "{high}");
+        let above = (score + 3_000, score + 3_001);
+        assert_eq!(iteration(Some(above), 0), (above.0, None));
+        // From guesses far off on either side, the window moves until the
+        // score falls inside it, on the full window's move.
+        let window = ASPIRATION_WINDOW;
+        for guess in [score - 3_000, score + 3_000] {
+            let (found, found_best) = iteration(None, guess);
+            assert_eq!(found_best, best, "from {guess}");
+            assert!(
+                found > guess + window || found < guess - window,
+                "{found} from {guess}"
+            );
+            assert!(found.abs() < WIN_BOUND, "{found} from {guess}");
+        }
+        // From below, the fail-high search leaves the widened window
+        // holding the full window's score: the same score too.
+        assert_eq!(iteration(None, score - 3_000), (score, best));
     }
 
     #[test]
