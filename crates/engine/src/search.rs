@@ -1437,7 +1437,7 @@ mod tests {
         // A window far below the score fails high on a move; one above it
         // fails low on none. (A window near the score need not agree with
         // the full one: off the principal variation fewer moves are
-        // searched, so the scores of null windows run lower.)
+        // searched, and a null window can score far from the full one.)
         let (high, move_high) = iteration(Some((score - 3_001, score - 3_000)), 0);
         assert!(high >= score - 3_000 && move_high.is_some(), "{high}");
         let above = (score + 3_000, score + 3_001);

@@ -256,9 +256,8 @@ fn proves_pentazens_win_from_game_one_for_the_attacker() {
 /// (depth 13, about 1.11 M nodes with the default 64 MiB table; in
 /// session 14 between 600 000 and 800 000; since session 15 89 829, depth
 /// 12, since session 16 90 682, and since session 18 163 216, depth 13):
-/// the win was within reach of a few
-/// seconds' search, not of the one second madang had on the move before,
-/// and is now within a tenth.
+/// the win was within reach of a few seconds' search, not of the one
+/// second madang had on the move before, and is now within a tenth.
 #[test]
 fn proves_pentazens_win_from_game_nine_of_session_seven() {
     let moves = "h8 h7 g7 i9 g6 g9 f8 g8 f9 f7 e6 h6";
@@ -270,8 +269,8 @@ fn proves_pentazens_win_from_game_nine_of_session_seven() {
 /// The same game one ply later, white (madang) to move after e5: the loss
 /// was proved within the nodes of about two seconds (960 649 nodes, depth
 /// 13), and since session 15 in 180 562 (depth 14; session 16: 190 662;
-/// session 18: 152 744);
-/// madang saw it at once in the game (-29978 at depth 13).
+/// session 18: 152 744); madang saw it at once in the game (-29978 at
+/// depth 13).
 #[test]
 fn sees_the_loss_in_game_nine_of_session_seven() {
     let moves = "h8 h7 g7 i9 g6 g9 f8 g8 f9 f7 e6 h6 e5";
@@ -298,8 +297,7 @@ fn game_22_of_session_ten_j6_loses_by_threats() {
 /// side (g6, in 58 000-81 000 nodes; 59 080 in session 15, which needs
 /// white's plain fours in the leaf's VCF; 100 692, depth 14, since session
 /// 16 keeps the leaf VCF's later fours near the last one; 84 702 since
-/// session 18), and plays j9 at
-/// ply 7 itself with a fresh table.
+/// session 18), and plays j9 at ply 7 itself with a fresh table.
 #[test]
 fn game_26_of_session_ten_i6_loses() {
     let before = "h8 h9 h6 i8 j6 g9";
