@@ -989,11 +989,8 @@ impl<'a> Searcher<'a> {
             if self.skips(depth) {
                 continue;
             }
-            let (score, index, complete) = if depth >= ASPIRATION_DEPTH {
-                self.search_root_aspirated(&mut root, depth, forced, best.score)
-            } else {
-                self.search_root(&root, depth, forced, -INF, INF)
-            };
+            let (score, index, complete) =
+                self.search_root_aspirated(&mut root, depth, forced, best.score);
             let mut changed = false;
             if index.is_some() || complete {
                 let i = index.unwrap_or(0);
@@ -1089,13 +1086,15 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// One iteration searched in a window around `last`, the score of the
-    /// iteration before, widened (threefold, then to the full window) and
-    /// searched again while the score falls outside it: most iterations
-    /// end near the last score, and the narrow window cuts more. A move
-    /// that failed high is searched first again; if the clock stops that
-    /// search, it is still the iteration's best. Returns as
-    /// [`Searcher::search_root`].
+    /// One iteration of `depth`. From [`ASPIRATION_DEPTH`] it is searched
+    /// in a window around `last`, the score of the iteration before,
+    /// widened (threefold, then to the full window) and searched again
+    /// while the score falls outside it: most iterations end near the last
+    /// score, and the narrow window cuts more. A move that failed high is
+    /// searched first again; if the clock stops that search, it is still
+    /// the iteration's best. Shallower iterations use the full window, and
+    /// so does one with no score before it (`-INF`: a helper's first) or a
+    /// win or loss. Returns as [`Searcher::search_root`].
     fn search_root_aspirated(
         &mut self,
         root: &mut [(Point, i32)],
@@ -1103,7 +1102,7 @@ impl<'a> Searcher<'a> {
         forced: bool,
         last: i32,
     ) -> (i32, Option<usize>, bool) {
-        if last.abs() >= WIN_BOUND {
+        if depth < ASPIRATION_DEPTH || last.abs() >= WIN_BOUND {
             return self.search_root(root, depth, forced, -INF, INF);
         }
         let mut delta = ASPIRATION_WINDOW;
