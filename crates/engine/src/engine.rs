@@ -1,11 +1,11 @@
 //! The built-in engine: configuration, the clock, threads, and the
 //! [`Player`] implementation.
 
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use renju::{Game, Player, PlayerError, Point, Rule};
 
+use crate::control::Control;
 use crate::position::Position;
 use crate::search::{Limits, Outcome, Reason, Searcher, WIN_BOUND};
 use crate::tt::Table;
@@ -118,20 +118,21 @@ impl Engine {
 
     /// Searches `game` within `budget` and returns the full outcome.
     pub fn analyse(&mut self, game: &Game, budget: Duration) -> Result<Outcome, PlayerError> {
-        self.analyse_until(game, Instant::now(), budget, &AtomicBool::new(false))
+        self.analyse_until(game, Instant::now(), budget, &Control::new())
     }
 
     /// [`Engine::analyse`] with the budget counted from `since` (when the
     /// request arrived: time spent before this call is the move's time
     /// too), also ending the search with the best move so far as soon as
-    /// another thread sets `stop` (a Gomocup `STOP`, a player leaving).
-    /// The search sets `stop` itself when it ends.
+    /// another thread stops `control` (a Gomocup `STOP`, a player leaving),
+    /// and publishing there the best move of each iteration. The search
+    /// stops `control` itself when it ends.
     pub fn analyse_until(
         &mut self,
         game: &Game,
         since: Instant,
         budget: Duration,
-        stop: &AtomicBool,
+        control: &Control,
     ) -> Result<Outcome, PlayerError> {
         let began = Instant::now();
         self.timing = None;
@@ -177,16 +178,16 @@ impl Engine {
                 .map(|k| {
                     let pos = pos.clone();
                     scope.spawn(move || {
-                        Searcher::new(pos, tt, stop, helper_limits)
+                        Searcher::new(pos, tt, control, helper_limits)
                             .helper(k)
                             .think()
                     })
                 })
                 .collect();
-            let mut main = Searcher::new(pos.clone(), tt, stop, limits);
+            let mut main = Searcher::new(pos.clone(), tt, control, limits);
             let outcome = main.think();
             searched = Instant::now();
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            control.stop();
             let helpers: Vec<Outcome> = helpers
                 .into_iter()
                 .filter_map(|h| {
@@ -283,8 +284,7 @@ fn deepest_helper<'a>(main: &Outcome, helpers: &'a [Outcome]) -> Option<&'a Outc
 /// thread keeps such moves out of its root when the opponent threatens a
 /// VCF, and the helpers, which skip the root solvers, do not.
 fn allows_vcf(pos: &Position, tt: &Table, m: Point) -> bool {
-    let no_stop = AtomicBool::new(false);
-    Searcher::new(pos.clone(), tt, &no_stop, Limits::UNLIMITED).allows_vcf(m, VET_VCF_NODES)
+    Searcher::new(pos.clone(), tt, &Control::new(), Limits::UNLIMITED).allows_vcf(m, VET_VCF_NODES)
 }
 
 /// VCF nodes spent vetting a helper's move (a few milliseconds at most).

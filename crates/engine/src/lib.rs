@@ -11,6 +11,7 @@
 //!   iterative deepening, a shared transposition table and a VCF solver;
 //! - [`Engine`]: the clock, threads and the [`Player`] implementation.
 
+mod control;
 mod engine;
 mod movegen;
 pub mod pattern;
@@ -18,6 +19,7 @@ pub mod position;
 mod search;
 mod tt;
 
+pub use control::Control;
 pub use engine::{Engine, EngineConfig, Timing, safety_margin};
 // The trait's home is `renju`; re-exported so `engine::Player` keeps working.
 pub use renju::{Player, PlayerError};

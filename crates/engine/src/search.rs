@@ -32,11 +32,11 @@
 //! together scored 62% against the engine without them, BENCHMARKS.md,
 //! "Session 18").
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use renju::{Color, NUM_POINTS, Point};
 
+use crate::control::Control;
 use crate::movegen::Mask;
 use crate::pattern::{Line, Threat};
 use crate::position::{PointSet, Position, ThreatSet};
@@ -350,7 +350,7 @@ impl MoveList {
 pub struct Searcher<'a> {
     pos: Position,
     tt: &'a Table,
-    stop: &'a AtomicBool,
+    control: &'a Control,
     limits: Limits,
     nodes: u64,
     stopped: bool,
@@ -381,13 +381,13 @@ pub struct Searcher<'a> {
 }
 
 impl<'a> Searcher<'a> {
-    /// A searcher for `pos`, sharing `tt` and the `stop` flag with any other
-    /// threads.
-    pub fn new(pos: Position, tt: &'a Table, stop: &'a AtomicBool, limits: Limits) -> Self {
+    /// A searcher for `pos`, sharing `tt` and `control` with any other
+    /// threads (only the main thread publishes its best move there).
+    pub fn new(pos: Position, tt: &'a Table, control: &'a Control, limits: Limits) -> Self {
         Searcher {
             pos,
             tt,
-            stop,
+            control,
             limits,
             nodes: 0,
             stopped: false,
@@ -449,6 +449,15 @@ impl<'a> Searcher<'a> {
         lost
     }
 
+    /// Tells the asking thread the best move so far (the main thread's
+    /// only: a helper's iterations are not vetted against the opponent's
+    /// fours).
+    fn publish(&mut self, best: Point) {
+        if self.helper.is_none() {
+            self.control.publish(best);
+        }
+    }
+
     /// The longest time between two reads of the clock so far.
     pub fn longest_gap(&self) -> Duration {
         self.longest_gap
@@ -469,7 +478,7 @@ impl<'a> Searcher<'a> {
                 self.solver_cap = self.nodes;
             }
             let late = self.limits.deadline.is_some_and(|d| now >= d);
-            self.stopped = late || self.stop.load(Ordering::Relaxed);
+            self.stopped = late || self.control.is_stopped();
         }
         self.stopped
     }
@@ -976,6 +985,7 @@ impl<'a> Searcher<'a> {
         if root.len() == 1 {
             return Some(decided(root[0].0, 0, Reason::Forced, self.nodes));
         }
+        self.publish(root[0].0);
         let forced = t.forced();
         let mut best = Outcome {
             best: root[0].0,
@@ -998,6 +1008,7 @@ impl<'a> Searcher<'a> {
                 best.best = root[i].0;
                 best.score = score;
                 root[..=i].rotate_right(1);
+                self.publish(best.best);
             }
             if !complete {
                 break;
@@ -1297,16 +1308,16 @@ mod tests {
         let pos = position("h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11");
         let stat = pos.eval();
         let tt = Table::new(1 << 20);
-        let stop = AtomicBool::new(false);
-        let mut s = Searcher::new(pos.clone(), &tt, &stop, limits(None));
+        let control = Control::new();
+        let mut s = Searcher::new(pos.clone(), &tt, &control, limits(None));
         // A null window at or below the evaluation: the cut needs no VCF.
         assert_eq!(s.search(0, 1, stat - 1, stat), stat);
         assert_eq!(s.nodes, 1);
         // Above the evaluation the VCF still runs, and finds the win.
-        let mut s = Searcher::new(pos.clone(), &tt, &stop, limits(None));
+        let mut s = Searcher::new(pos.clone(), &tt, &control, limits(None));
         assert!(s.search(0, 1, stat, stat + 1) >= WIN_BOUND);
         // So does a principal-variation leaf, whose score must be exact.
-        let mut s = Searcher::new(pos, &tt, &stop, limits(None));
+        let mut s = Searcher::new(pos, &tt, &control, limits(None));
         assert!(s.search(0, 1, -INF, INF) >= WIN_BOUND);
     }
 
@@ -1315,8 +1326,8 @@ mod tests {
         // Black to move wins by continuous fours (one of the bench's VCFs).
         let pos = position("h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11");
         let tt = Table::new(1 << 20);
-        let stop = AtomicBool::new(false);
-        let mut s = Searcher::new(pos, &tt, &stop, limits(None));
+        let control = Control::new();
+        let mut s = Searcher::new(pos, &tt, &control, limits(None));
         let key = s.pos.hash();
         let slot = key as usize & (s.vcf_fails.len() - 1);
         s.vcf_fails[slot] = vcf_fail_tag(key, ROOT_VCF_DEPTH, Fours::Chained);
@@ -1338,8 +1349,8 @@ mod tests {
         // Black to move wins by continuous fours (one of the bench's VCFs).
         let pos = position("h8 h9 f10 g9 f9 f11 g10 e8 e10 d10 i9 j10 g8 d11");
         let tt = Table::new(1 << 20);
-        let stop = AtomicBool::new(false);
-        let mut s = Searcher::new(pos, &tt, &stop, limits(None));
+        let control = Control::new();
+        let mut s = Searcher::new(pos, &tt, &control, limits(None));
         let (first, _) = s
             .vcf(LEAF_VCF_DEPTH, 10_000, Fours::Chained)
             .expect("the leaf's VCF");
@@ -1367,13 +1378,13 @@ mod tests {
         let pos =
             position("h8 h9 f7 i9 f9 i10 i8 f8 g9 j9 g10 h11 k8 j8 i7 j6 j7 l9 k9 g12 f13 g7");
         let tt = Table::new(1 << 20);
-        let stop = AtomicBool::new(false);
+        let control = Control::new();
         let limits = Limits {
             max_depth: 8,
             max_nodes: Some(200_000),
             ..limits(None)
         };
-        let found = Searcher::new(pos, &tt, &stop, limits).think().unwrap();
+        let found = Searcher::new(pos, &tt, &control, limits).think().unwrap();
         assert!(found.score < WIN_BOUND, "{found:?}");
     }
 
@@ -1418,11 +1429,11 @@ mod tests {
     #[test]
     fn an_aspiration_window_that_misses_is_widened_until_the_score_falls_inside() {
         let pos = position("h8 h9 g10 i8 j9 g8 i10 h10 i9 g9 f10 e11 h7 j7");
-        let stop = AtomicBool::new(false);
+        let control = Control::new();
         let depth = 6;
         let iteration = |window: Option<(i32, i32)>, guess: i32| {
             let tt = Table::new(1 << 20);
-            let mut s = Searcher::new(pos.clone(), &tt, &stop, limits(None));
+            let mut s = Searcher::new(pos.clone(), &tt, &control, limits(None));
             let mut root = s.moves(&s.threats(), 0, None).into_vec();
             let (score, index, complete) = match window {
                 Some((alpha, beta)) => s.search_root(&root, depth, false, alpha, beta),
@@ -1463,14 +1474,14 @@ mod tests {
         // White to move wins by threes at h8 (two open threes).
         let pos = position("a1 f8 a3 g8 a5 h6 o1 h7 o15");
         let tt = Table::new(1 << 20);
-        let stop = AtomicBool::new(false);
-        let solved = Searcher::new(pos.clone(), &tt, &stop, limits(None))
+        let control = Control::new();
+        let solved = Searcher::new(pos.clone(), &tt, &control, limits(None))
             .think()
             .unwrap();
         assert_eq!(solved.reason, Reason::Vct);
         tt.clear();
         let past = Instant::now();
-        let searched = Searcher::new(pos, &tt, &stop, limits(Some(past)))
+        let searched = Searcher::new(pos, &tt, &control, limits(Some(past)))
             .think()
             .unwrap();
         // The alpha-beta search (its leaves' short VCF) still finds it.
@@ -1487,12 +1498,12 @@ mod helper_tests {
 
     fn depths(helper: Option<usize>) -> Vec<i32> {
         let tt = Table::new(1 << 16);
-        let stop = AtomicBool::new(false);
+        let control = Control::new();
         let limits = Limits {
             max_depth: 12,
             ..Limits::UNLIMITED
         };
-        let mut s = Searcher::new(Position::new(Rule::Renju), &tt, &stop, limits);
+        let mut s = Searcher::new(Position::new(Rule::Renju), &tt, &control, limits);
         if let Some(k) = helper {
             s = s.helper(k);
         }

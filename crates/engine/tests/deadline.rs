@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use engine::{Engine, Player};
+use engine::{Control, Engine, EngineConfig, Player};
 use renju::{Game, Point, Rule};
 
 /// The processor time the calling thread has used so far, from
@@ -55,17 +55,42 @@ fn stops_searching_when_the_budget_is_spent() {
 
 #[test]
 fn a_stop_from_another_thread_ends_the_search() {
-    use std::sync::atomic::{AtomicBool, Ordering};
     let game = Game::from_moves(Rule::Renju, ["h8".parse().unwrap()]).unwrap();
     let mut engine = Engine::new(Rule::Renju);
-    // Set before the search starts: it must not run its ten minutes.
-    let stop = AtomicBool::new(true);
+    // Stopped before the search starts: it must not run its ten minutes.
+    let control = Control::new();
+    control.stop();
     let before = thread_cpu_time();
     let outcome = engine
-        .analyse_until(&game, Instant::now(), Duration::from_secs(600), &stop)
+        .analyse_until(&game, Instant::now(), Duration::from_secs(600), &control)
         .unwrap();
     assert!(game.check(outcome.best).is_ok());
-    assert!(stop.load(Ordering::Relaxed));
+    assert!(control.is_stopped());
     let used = thread_cpu_time() - before;
     assert!(used < Duration::from_secs(5), "searched for {used:?}");
+}
+
+#[test]
+fn the_search_publishes_the_best_move_of_each_iteration() {
+    let moves: Vec<Point> = "h8 h9 i9 g7 j10 k11 i10 i8 g9 j8 h10 f10 k8"
+        .split_whitespace()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let game = Game::from_moves(Rule::Renju, moves).unwrap();
+    // One thread and a depth limit: the last iteration completes, and its
+    // move is the answer.
+    let mut engine = Engine::with_config(
+        Rule::Renju,
+        EngineConfig {
+            max_depth: Some(6),
+            ..EngineConfig::default()
+        },
+    );
+    let control = Control::new();
+    let outcome = engine
+        .analyse_until(&game, Instant::now(), Duration::from_secs(600), &control)
+        .unwrap();
+    assert_eq!(outcome.depth, 6, "{outcome:?}");
+    assert_eq!(control.best(), Some(outcome.best));
+    assert!(control.is_stopped());
 }

@@ -9,8 +9,10 @@
 //! protocol still reads lines, so `END` exits and `STOP`/`YXSTOP` ask for
 //! the best move now ([`BrainOutput::Stop`]); any other command waits until
 //! the move has been sent, as it would with a brain that thinks on its
-//! command loop. When the move's time is up without an answer the timer
-//! stops the search too. No I/O and no clock here.
+//! command loop. When the move's time is nearly up without an answer, the
+//! timer asks for one at once ([`BrainOutput::TimeUp`]): the best move the
+//! search has found so far, even if the search thread itself is still
+//! waiting for a processor. No I/O and no clock here.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -26,6 +28,13 @@ pub const MAX_PENDING: usize = 256;
 /// The longest time given to one move, whatever `INFO` says: longer
 /// values are not a real limit, and would overflow the clock.
 pub const MAX_TURN: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The part of a move's time the timer keeps for answering when the
+/// search has not: a tenth, at most 50 ms. (The engine plans to end well
+/// before; see its safety margin.)
+pub fn answer_reserve(budget: Duration) -> Duration {
+    (budget / 10).min(Duration::from_millis(50))
+}
 
 /// The most search threads `INFO thread_num` can ask for; more are
 /// capped (each thread costs memory and a manager's number is not checked).
@@ -76,6 +85,13 @@ pub enum BrainOutput {
     /// End the search now with the best move found so far (still reported
     /// with [`BrainEvent::Moved`]).
     Stop,
+    /// The move's time is nearly up (all but its [`answer_reserve`]) and
+    /// the search has not answered: it is late, or its thread waits for a
+    /// processor. End it, and report at once the best move it has found so
+    /// far with [`BrainEvent::Moved`], without waiting for it; its own
+    /// report comes later and is no longer this protocol's. A search with
+    /// no move yet is waited for, as after [`BrainOutput::Stop`].
+    TimeUp,
     /// A new game starts under `rule`: forget what was learnt.
     NewGame(Rule),
     /// The manager limits memory to this many bytes.
@@ -151,8 +167,8 @@ enum State {
         game: Game,
         stones: Vec<(Point, u8)>,
     },
-    /// A search is running for `game`. `deadline` is when the timer stops
-    /// it, `None` once it was told to stop; `pending` holds the commands
+    /// A search is running for `game`. `deadline` is when the timer asks
+    /// for its move, `None` once it was told to stop; `pending` holds the commands
     /// to run after the move.
     Thinking {
         game: Game,
@@ -223,14 +239,14 @@ impl BrainProtocol {
         }
     }
 
-    /// The timer: a search still running when its move's time is up is
-    /// told to stop.
+    /// The timer: a search still running when its move's time is nearly
+    /// up must answer now ([`BrainOutput::TimeUp`]).
     pub fn handle_timeout(&mut self, now: Instant) {
         if let State::Thinking { deadline, .. } = &mut self.state
             && deadline.is_some_and(|d| d <= now)
         {
             *deadline = None;
-            self.outputs.push_back(BrainOutput::Stop);
+            self.outputs.push_back(BrainOutput::TimeUp);
         }
     }
 
@@ -579,7 +595,7 @@ impl BrainProtocol {
         });
         self.state = State::Thinking {
             game,
-            deadline: now.checked_add(budget),
+            deadline: now.checked_add(budget - answer_reserve(budget)),
             pending: VecDeque::new(),
         };
     }
@@ -882,19 +898,21 @@ mod tests {
     }
 
     #[test]
-    fn the_timer_stops_a_search_that_overruns() {
-        let mut b = Brain::new();
-        b.line("START 15");
-        b.line("INFO timeout_turn 1000");
-        think(&b.line("BEGIN"));
-        assert_eq!(
-            b.protocol.poll_timeout(),
-            Some(b.now + Duration::from_secs(1))
-        );
-        assert!(b.advance(Duration::from_millis(999)).is_empty());
-        assert_eq!(stops(&b.advance(Duration::from_millis(1))), 1);
-        assert!(b.advance(Duration::from_secs(5)).is_empty());
-        assert_eq!(sent(&b.event(BrainEvent::Moved(Point::CENTER))), ["7,7"]);
+    fn the_timer_asks_a_late_search_for_its_move_before_the_time_is_up() {
+        let ms = Duration::from_millis;
+        for (turn, asked) in [(1000, 950), (200, 180), (15_000, 14_950)] {
+            let mut b = Brain::new();
+            b.line("START 15");
+            b.line(&format!("INFO timeout_turn {turn}"));
+            assert_eq!(think(&b.line("BEGIN")).1, ms(turn));
+            assert_eq!(b.protocol.poll_timeout(), Some(b.now + ms(asked)));
+            assert!(b.advance(ms(asked - 1)).is_empty());
+            let time_up = b.advance(ms(1));
+            assert!(matches!(time_up[..], [BrainOutput::TimeUp]), "{time_up:?}");
+            assert_eq!(b.protocol.poll_timeout(), None);
+            assert!(b.advance(Duration::from_secs(5)).is_empty());
+            assert_eq!(sent(&b.event(BrainEvent::Moved(Point::CENTER))), ["7,7"]);
+        }
     }
 
     #[test]

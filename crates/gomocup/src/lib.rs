@@ -14,7 +14,7 @@
 pub mod brain;
 pub mod driver;
 
-pub use brain::{About, BrainEvent, BrainOutput, BrainProtocol};
+pub use brain::{About, BrainEvent, BrainOutput, BrainProtocol, answer_reserve};
 pub use driver::{DriverError, ExternalBrain};
 
 use renju::Point;

@@ -4,16 +4,18 @@
 //! threads: one reads the manager's lines (capped, see [`crate::lines`]),
 //! one runs the engine's searches, and the command loop between them feeds
 //! both into the protocol and carries out what it asks, so `END` and
-//! `STOP` are answered while the engine thinks.
+//! `STOP` are answered while the engine thinks, and so is the end of a
+//! move's time: the command loop answers the search's best move so far
+//! itself when the search thread is late (on a loaded machine it can wait
+//! for a processor well past its own deadline).
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use engine::{Engine, EngineConfig, Outcome, Player, PlayerError, Timing};
+use engine::{Control, Engine, EngineConfig, Outcome, Player, PlayerError, Timing};
 use gomocup::{About, BrainEvent, BrainOutput, BrainProtocol};
 use renju::{Game, Rule};
 
@@ -66,8 +68,13 @@ enum Event {
     Line(Result<String, LineError>, Instant),
     /// The manager's input ended (or failed: the error).
     Closed(Option<std::io::Error>),
-    /// A search ended, when, and where its time went.
-    Searched(Result<Outcome, PlayerError>, Instant, Option<Spent>),
+    /// Search `id` ended, when, and where its time went.
+    Searched {
+        id: u64,
+        result: Result<Outcome, PlayerError>,
+        ended: Instant,
+        spent: Option<Spent>,
+    },
 }
 
 /// How late the command loop has lately woken up after the reader got a
@@ -103,7 +110,8 @@ enum Job {
         /// table for `max_memory`, clearing it for a new game) run on the
         /// same thread and their time is the move's time too.
         asked: Instant,
-        stop: Arc<AtomicBool>,
+        id: u64,
+        control: Arc<Control>,
     },
     NewGame(Rule),
     HashBytes(usize),
@@ -130,15 +138,14 @@ fn serve(
         author: "madang project".to_owned(),
         country: "KR".to_owned(),
     });
-    // The stop flag of the search in progress.
-    let mut searching: Option<Arc<AtomicBool>> = None;
+    let mut searches = Searches::default();
     let mut lag = Lag::default();
     let mut closed = false;
     loop {
         // The timing of a move answered by this event, logged once the
         // answer is out.
         let mut answered = None;
-        if closed && searching.is_none() {
+        if closed && searches.current.is_none() {
             return Ok(());
         }
         let event = next_event(&events, protocol.poll_timeout());
@@ -148,7 +155,7 @@ fn serve(
                 lag.saw(woke - *read);
                 *read
             }
-            Some(Event::Searched(_, ended, _)) => {
+            Some(Event::Searched { ended, .. }) => {
                 lag.saw(woke - *ended);
                 woke
             }
@@ -166,33 +173,21 @@ fn serve(
                 }
                 closed = true;
             }
-            Some(Event::Searched(result, ended, timing)) => {
-                searching = None;
-                answered = timing.map(|t| (t, ended, woke));
-                match result {
-                    Ok(o) => {
-                        let pv: Vec<String> =
-                            o.pv.iter().map(|&p| gomocup::format_point(p)).collect();
-                        writeln!(
-                            output,
-                            "MESSAGE depth {} score {} nodes {} ({:?}) pv {}",
-                            o.depth,
-                            o.score,
-                            o.nodes,
-                            o.reason,
-                            pv.join(" ")
-                        )?;
-                        protocol.handle(BrainEvent::Moved(o.best), now);
-                    }
-                    Err(e) => protocol.handle(BrainEvent::NoMove(&e.to_string()), now),
-                }
+            Some(Event::Searched {
+                id,
+                result,
+                ended,
+                spent,
+            }) => {
+                answered = spent.map(|t| (t, ended, woke));
+                report(&mut protocol, &mut output, &mut searches, id, result, now)?;
             }
         }
         if !carry_out(
             &mut protocol,
             &mut output,
             &jobs,
-            &mut searching,
+            &mut searches,
             &mut lag,
             wanted_hash,
             now,
@@ -262,13 +257,59 @@ fn next_event(events: &Receiver<Event>, deadline: Option<Instant>) -> Option<Eve
     }
 }
 
+/// The searches asked for: how many so far, and the one whose move the
+/// protocol waits for.
+#[derive(Default)]
+struct Searches {
+    started: u64,
+    current: Option<(u64, Arc<Control>)>,
+}
+
+/// Hands the protocol the move of search `id`, unless its move was
+/// answered already at its time's end (the protocol has moved on).
+fn report(
+    protocol: &mut BrainProtocol,
+    output: &mut impl Write,
+    searches: &mut Searches,
+    id: u64,
+    result: Result<Outcome, PlayerError>,
+    now: Instant,
+) -> Result<()> {
+    if searches
+        .current
+        .as_ref()
+        .is_none_or(|(current, _)| *current != id)
+    {
+        tracing::debug!(id, "a search answered for at its time's end returned");
+        return Ok(());
+    }
+    searches.current = None;
+    match result {
+        Ok(o) => {
+            let pv: Vec<String> = o.pv.iter().map(|&p| gomocup::format_point(p)).collect();
+            writeln!(
+                output,
+                "MESSAGE depth {} score {} nodes {} ({:?}) pv {}",
+                o.depth,
+                o.score,
+                o.nodes,
+                o.reason,
+                pv.join(" ")
+            )?;
+            protocol.handle(BrainEvent::Moved(o.best), now);
+        }
+        Err(e) => protocol.handle(BrainEvent::NoMove(&e.to_string()), now),
+    }
+    Ok(())
+}
+
 /// Carries out the protocol's outputs, which the event of instant `now`
 /// caused; `false` when it said to exit.
 fn carry_out(
     protocol: &mut BrainProtocol,
     output: &mut impl Write,
     jobs: &std::sync::mpsc::Sender<Job>,
-    searching: &mut Option<Arc<AtomicBool>>,
+    searches: &mut Searches,
     lag: &mut Lag,
     wanted_hash: usize,
     now: Instant,
@@ -277,21 +318,38 @@ fn carry_out(
         match out {
             BrainOutput::Send(line) => writeln!(output, "{line}")?,
             BrainOutput::Think { game, budget } => {
-                let stop = Arc::new(AtomicBool::new(false));
-                *searching = Some(Arc::clone(&stop));
+                searches.started += 1;
+                let id = searches.started;
+                let control = Arc::new(Control::new());
+                searches.current = Some((id, Arc::clone(&control)));
                 send_job(
                     jobs,
                     Job::Think {
                         game,
                         budget: budget.saturating_sub(lag.margin(budget)),
                         asked: now,
-                        stop,
+                        id,
+                        control,
                     },
                 )?;
             }
             BrainOutput::Stop => {
-                if let Some(stop) = searching {
-                    stop.store(true, Ordering::Relaxed);
+                if let Some((_, control)) = &searches.current {
+                    control.stop();
+                }
+            }
+            BrainOutput::TimeUp => {
+                if let Some((id, control)) = &searches.current {
+                    control.stop();
+                    if let Some(best) = control.best() {
+                        tracing::warn!(id, %best, "the search is late: answering its best move so far");
+                        writeln!(
+                            output,
+                            "MESSAGE the search is late: answering its best move so far"
+                        )?;
+                        searches.current = None;
+                        protocol.handle(BrainEvent::Moved(best), now);
+                    }
                 }
             }
             BrainOutput::NewGame(rule) => send_job(jobs, Job::NewGame(rule))?,
@@ -349,7 +407,8 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                 game,
                 budget,
                 asked,
-                stop,
+                id,
+                control,
             } => {
                 // Read only for the debug log: no file is read in a move's
                 // time otherwise.
@@ -358,7 +417,7 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                 // A bug in the search costs this move an ERROR, not the
                 // brain its answers.
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    engine.analyse_until(&game, asked, budget, &stop)
+                    engine.analyse_until(&game, asked, budget, &control)
                 }))
                 .unwrap_or_else(|_| Err(PlayerError::Failed("the search failed".to_owned())));
                 let ended = Instant::now();
@@ -370,7 +429,13 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                     ))
                 });
                 let spent = engine.last_timing().map(|&timing| Spent { timing, sched });
-                if events.send(Event::Searched(result, ended, spent)).is_err() {
+                let searched = Event::Searched {
+                    id,
+                    result,
+                    ended,
+                    spent,
+                };
+                if events.send(searched).is_err() {
                     return;
                 }
             }
@@ -483,7 +548,7 @@ mod tests {
                 &mut protocol,
                 &mut out,
                 &jobs,
-                &mut None,
+                &mut Searches::default(),
                 &mut lag,
                 1 << 20,
                 now
@@ -498,6 +563,83 @@ mod tests {
         let out = talk("START 15\nINFO thread_num 2\nINFO timeout_turn 500\nBEGIN\nTURN 8,8\n");
         assert_eq!(out[..2], ["OK", "7,7"]);
         assert!(gomocup::parse_point(&out[2]).is_some(), "{out:?}");
+    }
+
+    #[test]
+    fn a_late_search_is_answered_for_with_its_best_move_so_far() {
+        let now = Instant::now();
+        let mut protocol = BrainProtocol::new(About {
+            name: "t".to_owned(),
+            version: "1".to_owned(),
+            author: "a".to_owned(),
+            country: "KR".to_owned(),
+        });
+        for line in [
+            "START 15",
+            "INFO timeout_turn 1000",
+            "BOARD",
+            "8,8,2",
+            "9,9,1",
+            "DONE",
+        ] {
+            protocol.handle(BrainEvent::Line(line), now);
+        }
+        let (jobs, jobs_rx) = std::sync::mpsc::channel();
+        let (mut out, mut searches, mut lag) = (Vec::new(), Searches::default(), Lag::default());
+        let mut carry =
+            |protocol: &mut BrainProtocol, out: &mut Vec<u8>, searches: &mut Searches, now| {
+                carry_out(protocol, out, &jobs, searches, &mut lag, 1 << 20, now).unwrap()
+            };
+        assert!(carry(&mut protocol, &mut out, &mut searches, now));
+        assert_eq!(String::from_utf8(std::mem::take(&mut out)).unwrap(), "OK\n");
+        let (game, id, control) = jobs_rx
+            .try_iter()
+            .find_map(|job| match job {
+                Job::Think {
+                    game, id, control, ..
+                } => Some((game, id, control)),
+                _ => None,
+            })
+            .expect("a search asked for");
+        // The search has published a move (here it has even returned, but
+        // its report has not reached the loop).
+        let mut engine = Engine::with_config(
+            Rule::Renju,
+            EngineConfig {
+                max_depth: Some(3),
+                hash_bytes: 1 << 20,
+                ..EngineConfig::default()
+            },
+        );
+        let outcome = engine
+            .analyse_until(&game, now, Duration::from_secs(1), &control)
+            .unwrap();
+        let best = control.best().expect("a published move");
+        let late = now + Duration::from_millis(950);
+        assert_eq!(protocol.poll_timeout(), Some(late));
+        protocol.handle_timeout(late);
+        assert!(carry(&mut protocol, &mut out, &mut searches, late));
+        let text = String::from_utf8(std::mem::take(&mut out)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].starts_with("MESSAGE the search is late"), "{text}");
+        assert_eq!(gomocup::parse_point(lines[1]), Some(best), "{text}");
+        // The search's own report, when it comes, is not a second answer.
+        report(
+            &mut protocol,
+            &mut out,
+            &mut searches,
+            id,
+            Ok(outcome),
+            late,
+        )
+        .unwrap();
+        assert!(out.is_empty());
+        assert!(protocol.poll_output().is_none());
+        // And the brain answers commands again.
+        protocol.handle(BrainEvent::Line("ABOUT"), late);
+        assert!(carry(&mut protocol, &mut out, &mut searches, late));
+        assert!(String::from_utf8(out).unwrap().starts_with("name="));
     }
 
     #[test]
