@@ -138,7 +138,9 @@ fn aligned_within(a: Point, b: Point, n: usize) -> bool {
 /// When to stop searching.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Stop at once after this instant.
+    /// Stop at once after this instant, or as soon as the longest time
+    /// this search has gone without looking at the clock (without the
+    /// processor, on a loaded machine) would take it past this instant.
     pub deadline: Option<Instant>,
     /// Start no new iteration after this instant while the best move is
     /// stable.
@@ -477,7 +479,14 @@ impl<'a> Searcher<'a> {
                 self.solver_deadline = None;
                 self.solver_cap = self.nodes;
             }
-            let late = self.limits.deadline.is_some_and(|d| now >= d);
+            // A thread that has just lost the processor for that long may
+            // lose it as long again before its next look at the clock: the
+            // engine's margin, learnt from the moves before, comes too late
+            // when the machine gets loaded within a move.
+            let late = self
+                .limits
+                .deadline
+                .is_some_and(|d| now + self.longest_gap >= d);
             self.stopped = late || self.control.is_stopped();
         }
         self.stopped
@@ -1467,6 +1476,30 @@ mod tests {
         // From below, the fail-high search leaves the widened window
         // holding the full window's score: the same score too.
         assert_eq!(iteration(None, score - 3_000), (score, best));
+    }
+
+    #[test]
+    fn a_search_that_lost_the_processor_for_long_stops_that_long_before_its_deadline() {
+        let pos = position("h8 h9 g10 i8 j9 g8 i10 h10 i9 g9 f10 e11 h7 j7");
+        let tt = Table::new(1 << 20);
+        let control = Control::new();
+        let deadline = Instant::now() + Duration::from_secs(600);
+        let limits = Limits {
+            deadline: Some(deadline),
+            max_depth: 4,
+            ..limits(None)
+        };
+        let unhurried = Searcher::new(pos.clone(), &tt, &control, limits)
+            .think()
+            .unwrap();
+        assert_eq!(unhurried.depth, 4, "{unhurried:?}");
+        // As if the thread had once waited longer than the time left.
+        tt.clear();
+        let mut s = Searcher::new(pos, &tt, &control, limits);
+        s.longest_gap = Duration::from_secs(601);
+        let hurried = s.think().unwrap();
+        assert_eq!(hurried.depth, 0, "{hurried:?}");
+        assert!(!control.is_stopped());
     }
 
     #[test]
