@@ -179,8 +179,8 @@ fn serve(
                 ended,
                 spent,
             }) => {
-                answered = spent.map(|t| (t, ended, woke));
-                report(&mut protocol, &mut output, &mut searches, id, result, now)?;
+                let current = report(&mut protocol, &mut output, &mut searches, id, result, now)?;
+                answered = spent.map(|t| (t, ended, woke, current));
             }
         }
         if !carry_out(
@@ -194,8 +194,8 @@ fn serve(
         )? {
             return Ok(());
         }
-        if let Some((t, ended, woke)) = answered {
-            log_timing(&t, ended, woke, Instant::now());
+        if let Some((t, ended, woke, current)) = answered {
+            log_timing(&t, ended, woke, current.then(Instant::now));
         }
     }
 }
@@ -221,9 +221,10 @@ fn thread_times() -> Option<(Duration, Duration)> {
 /// Logs (at debug level) where a move's time went, in milliseconds from
 /// the command's arrival: when the engine began, its deadline, when the
 /// search stopped and the move was chosen, when the search thread handed
-/// it over, when the command loop woke up and when the answer was out;
-/// with the search thread's processor time and run-queue wait.
-fn log_timing(spent: &Spent, ended: Instant, woke: Instant, sent: Instant) {
+/// it over, when the command loop woke up and when the answer was out
+/// (none for a search the loop answered for when it was late); with the
+/// search thread's processor time and run-queue wait.
+fn log_timing(spent: &Spent, ended: Instant, woke: Instant, sent: Option<Instant>) {
     let t = &spent.timing;
     let ms = |i: Instant| i.saturating_duration_since(t.since).as_secs_f64() * 1e3;
     let cpu = spent.sched.map(|(c, _)| c.as_secs_f64() * 1e3);
@@ -235,7 +236,7 @@ fn log_timing(spent: &Spent, ended: Instant, woke: Instant, sent: Instant) {
         done = ms(t.done),
         ended = ms(ended),
         woke = ms(woke),
-        sent = ms(sent),
+        sent = sent.map(ms),
         gap = t.longest_gap.as_secs_f64() * 1e3,
         cpu,
         waited,
@@ -266,7 +267,8 @@ struct Searches {
 }
 
 /// Hands the protocol the move of search `id`, unless its move was
-/// answered already at its time's end (the protocol has moved on).
+/// answered already at its time's end (the protocol has moved on); whether
+/// it did.
 fn report(
     protocol: &mut BrainProtocol,
     output: &mut impl Write,
@@ -274,14 +276,14 @@ fn report(
     id: u64,
     result: Result<Outcome, PlayerError>,
     now: Instant,
-) -> Result<()> {
+) -> Result<bool> {
     if searches
         .current
         .as_ref()
         .is_none_or(|(current, _)| *current != id)
     {
         tracing::debug!(id, "a search answered for at its time's end returned");
-        return Ok(());
+        return Ok(false);
     }
     searches.current = None;
     match result {
@@ -300,7 +302,7 @@ fn report(
         }
         Err(e) => protocol.handle(BrainEvent::NoMove(&e.to_string()), now),
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Carries out the protocol's outputs, which the event of instant `now`
