@@ -32,10 +32,10 @@ impl Control {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// The best move of the last iteration the search completed, or before
-    /// the first, the move its ordering put first; `None` until the search
-    /// has legal moves in hand (while it runs its root solvers, or when it
-    /// decided without searching). Always a legal move of the position.
+    /// The move the search would answer if stopped now: the best of its
+    /// iterations so far, or before the first, the move its ordering put
+    /// first. `None` until the search has its root moves in hand (while it
+    /// runs its root solvers, or when it decided without searching).
     pub fn best(&self) -> Option<Point> {
         let raw = self.best.load(Ordering::Relaxed);
         Point::from_index(usize::from(raw).checked_sub(1)?)

@@ -454,7 +454,7 @@ impl<'a> Searcher<'a> {
     /// Tells the asking thread the best move so far (the main thread's
     /// only: a helper's iterations are not vetted against the opponent's
     /// fours).
-    fn publish(&mut self, best: Point) {
+    fn publish(&self, best: Point) {
         if self.helper.is_none() {
             self.control.publish(best);
         }
