@@ -125,8 +125,8 @@ impl Engine {
     /// request arrived: time spent before this call is the move's time
     /// too), also ending the search with the best move so far as soon as
     /// another thread stops `control` (a Gomocup `STOP`, a player leaving),
-    /// and publishing there its best move so far. The search
-    /// stops `control` itself when it ends.
+    /// and publishing there its best move so far. The search stops
+    /// `control` itself when it ends.
     pub fn analyse_until(
         &mut self,
         game: &Game,
