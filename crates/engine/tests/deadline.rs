@@ -29,13 +29,18 @@ fn thread_cpu_time() -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
-#[test]
-fn stops_searching_when_the_budget_is_spent() {
+/// A midgame position, white to move.
+fn midgame() -> Game {
     let moves: Vec<Point> = "h8 h9 i9 g7 j10 k11 i10 i8 g9 j8 h10 f10 k8"
         .split_whitespace()
         .map(|s| s.parse().unwrap())
         .collect();
-    let mut game = Game::from_moves(Rule::Renju, moves).unwrap();
+    Game::from_moves(Rule::Renju, moves).unwrap()
+}
+
+#[test]
+fn stops_searching_when_the_budget_is_spent() {
+    let mut game = midgame();
     // One thread: the search runs on this thread, so its time is counted.
     let mut engine = Engine::new(Rule::Renju);
     let budget = Duration::from_millis(100);
@@ -72,11 +77,7 @@ fn a_stop_from_another_thread_ends_the_search() {
 
 #[test]
 fn the_search_publishes_the_best_move_of_each_iteration() {
-    let moves: Vec<Point> = "h8 h9 i9 g7 j10 k11 i10 i8 g9 j8 h10 f10 k8"
-        .split_whitespace()
-        .map(|s| s.parse().unwrap())
-        .collect();
-    let game = Game::from_moves(Rule::Renju, moves).unwrap();
+    let game = midgame();
     // One thread and a depth limit: the last iteration completes, and its
     // move is the answer.
     let mut engine = Engine::with_config(

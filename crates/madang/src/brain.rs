@@ -471,6 +471,15 @@ mod tests {
         )
     }
 
+    fn protocol() -> BrainProtocol {
+        BrainProtocol::new(About {
+            name: "t".to_owned(),
+            version: "1".to_owned(),
+            author: "a".to_owned(),
+            country: "KR".to_owned(),
+        })
+    }
+
     fn talk(input: &'static str) -> Vec<String> {
         let mut out = Vec::new();
         serve(input.as_bytes(), &mut out, engine(500)).unwrap();
@@ -535,12 +544,7 @@ mod tests {
     #[test]
     fn the_managers_thread_count_reaches_the_engine() {
         let now = Instant::now();
-        let mut protocol = BrainProtocol::new(About {
-            name: "t".to_owned(),
-            version: "1".to_owned(),
-            author: "a".to_owned(),
-            country: "KR".to_owned(),
-        });
+        let mut protocol = protocol();
         protocol.handle(BrainEvent::Line("INFO thread_num 64"), now);
         let (jobs, jobs_rx) = std::sync::mpsc::channel();
         let mut out = Vec::new();
@@ -570,12 +574,7 @@ mod tests {
     #[test]
     fn a_late_search_is_answered_for_with_its_best_move_so_far() {
         let now = Instant::now();
-        let mut protocol = BrainProtocol::new(About {
-            name: "t".to_owned(),
-            version: "1".to_owned(),
-            author: "a".to_owned(),
-            country: "KR".to_owned(),
-        });
+        let mut protocol = protocol();
         for line in [
             "START 15",
             "INFO timeout_turn 1000",
