@@ -168,8 +168,8 @@ enum State {
         stones: Vec<(Point, u8)>,
     },
     /// A search is running for `game`. `deadline` is when the timer asks
-    /// for its move, `None` once it was told to stop; `pending` holds the commands
-    /// to run after the move.
+    /// for its move, `None` once it was told to stop; `pending` holds the
+    /// commands to run after the move.
     Thinking {
         game: Game,
         deadline: Option<Instant>,
