@@ -5,7 +5,9 @@
 //! ([`BrainProtocol::poll_timeout`], [`BrainProtocol::handle_timeout`]).
 //!
 //! The search runs elsewhere (the caller's thread): [`BrainOutput::Think`]
-//! asks for it, [`BrainEvent::Moved`] reports its move. While it runs the
+//! asks for it, [`BrainEvent::Moved`] reports its move (or
+//! [`BrainEvent::Sent`], when the caller has sent it already from the
+//! thread that found it, saving a hand-over). While it runs the
 //! protocol still reads lines, so `END` exits and `STOP`/`YXSTOP` ask for
 //! the best move now ([`BrainOutput::Stop`]); any other command waits until
 //! the move has been sent, as it would with a brain that thinks on its
@@ -63,6 +65,12 @@ pub enum BrainEvent<'a> {
     Unreadable(&'a str),
     /// The search asked for by [`BrainOutput::Think`] chose this move.
     Moved(Point),
+    /// The search asked for by [`BrainOutput::Think`] chose this move, and
+    /// the caller has sent it to the manager already, from the thread that
+    /// found it: on a loaded machine the hand-over to the thread that
+    /// feeds this protocol can wait for a processor past the move's time.
+    /// Recorded as [`BrainEvent::Moved`] is, without sending it again.
+    Sent(Point),
     /// The search asked for by [`BrainOutput::Think`] found no move; the
     /// text says why.
     NoMove(&'a str),
@@ -74,7 +82,8 @@ pub enum BrainOutput {
     /// Send this line to the manager.
     Send(String),
     /// Start choosing a move for the side to move in `game` within
-    /// `budget`, and report it with [`BrainEvent::Moved`]; meanwhile keep
+    /// `budget`, and report it with [`BrainEvent::Moved`] (or send it and
+    /// report [`BrainEvent::Sent`]); meanwhile keep
     /// feeding lines.
     Think {
         /// The position.
@@ -220,8 +229,9 @@ impl BrainProtocol {
         match event {
             BrainEvent::Line(line) => self.line(line, now),
             BrainEvent::Unreadable(why) => self.unreadable(why),
-            BrainEvent::Moved(p) => self.moved(Ok(p), now),
-            BrainEvent::NoMove(why) => self.moved(Err(why), now),
+            BrainEvent::Moved(p) => self.moved(Ok(p), false, now),
+            BrainEvent::Sent(p) => self.moved(Ok(p), true, now),
+            BrainEvent::NoMove(why) => self.moved(Err(why), false, now),
         }
     }
 
@@ -345,7 +355,9 @@ impl BrainProtocol {
         }
     }
 
-    fn moved(&mut self, result: Result<Point, &str>, now: Instant) {
+    /// The search's move (or why it has none), which the caller has `sent`
+    /// already or not.
+    fn moved(&mut self, result: Result<Point, &str>, sent: bool, now: Instant) {
         let (mut game, pending) = match std::mem::replace(&mut self.state, State::NoGame) {
             State::Thinking { game, pending, .. } => (game, pending),
             other => {
@@ -356,6 +368,7 @@ impl BrainProtocol {
         };
         match result {
             Ok(p) => match game.play(p) {
+                Ok(_) if sent => {}
                 Ok(_) => self.send(format_point(p)),
                 Err(e) => self.send(format!("ERROR own move {p} refused: {e}")),
             },
@@ -679,6 +692,30 @@ mod tests {
         assert_eq!(sent(&b.line("RECTSTART 15,15")), ["OK"]);
         assert!(sent(&b.line("RECTSTART 20,15"))[0].starts_with("ERROR"));
         assert!(sent(&b.line("START x"))[0].starts_with("ERROR"));
+    }
+
+    #[test]
+    fn a_move_the_caller_sent_is_recorded_without_a_second_line() {
+        let mut b = Brain::new();
+        b.line("START 15");
+        b.line("BEGIN");
+        // A command that came during the search runs after the move.
+        assert!(b.line("ABOUT").is_empty());
+        let out = sent(&b.event(BrainEvent::Sent(Point::CENTER)));
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(out[0].starts_with("name="), "{out:?}");
+        let (g, _) = think(&b.line("TURN 8,8"));
+        assert_eq!(g.moves(), [Point::CENTER, Point::new(8, 8).unwrap()]);
+        assert!(
+            b.event(BrainEvent::Sent(Point::new(0, 0).unwrap()))
+                .is_empty()
+        );
+        // Not thinking: a late report changes nothing.
+        assert!(
+            b.event(BrainEvent::Sent(Point::new(1, 1).unwrap()))
+                .is_empty()
+        );
+        assert_eq!(b.protocol.game().map(|g| g.moves().len()), Some(3));
     }
 
     #[test]

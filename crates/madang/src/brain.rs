@@ -7,11 +7,16 @@
 //! `STOP` are answered while the engine thinks, and so is the end of a
 //! move's time: the command loop answers the search's best move so far
 //! itself when the search thread is late (on a loaded machine it can wait
-//! for a processor well past its own deadline).
+//! for a processor well past its own deadline). A search that ends in time
+//! sends its move itself, from its own thread: handing it to the command
+//! loop first would wait for that thread to be woken, which on a loaded
+//! machine has taken 60-100 ms past the move's time (BENCHMARKS.md,
+//! "Session 19"). Whichever of the two answers first answers alone.
 
 use std::io::{BufRead, Write};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -57,7 +62,29 @@ pub fn run(args: Args) -> Result<()> {
     };
     let engine = Engine::with_config(Rule::Renju, config);
     let input = std::io::BufReader::with_capacity(lines::MAX_LINE, std::io::stdin());
-    serve(input, std::io::stdout().lock(), engine)
+    serve(input, Arc::new(Mutex::new(std::io::stdout())), engine)
+}
+
+/// The manager's end, shared by the command loop and the search thread.
+type Output<W> = Arc<Mutex<W>>;
+
+/// The output for one thread's lines; each is written whole while held.
+fn lock<W>(output: &Mutex<W>) -> MutexGuard<'_, W> {
+    // A thread that panicked while holding it left whole lines behind (a
+    // line is one write): the others go on.
+    output.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The right to answer one search's move, taken once: by the search
+/// thread when it ends, or by the command loop when the time is up first.
+#[derive(Default)]
+struct Answer(AtomicBool);
+
+impl Answer {
+    /// Whether the caller is the first to claim it.
+    fn claim(&self) -> bool {
+        !self.0.swap(true, Ordering::AcqRel)
+    }
 }
 
 /// What reaches the command loop.
@@ -68,12 +95,14 @@ enum Event {
     Line(Result<String, LineError>, Instant),
     /// The manager's input ended (or failed: the error).
     Closed(Option<std::io::Error>),
-    /// Search `id` ended, when, and where its time went.
+    /// Search `id` ended, when, where its time went, and when the search
+    /// thread sent its move itself (`None`: it did not).
     Searched {
         id: u64,
         result: Result<Outcome, PlayerError>,
         ended: Instant,
         spent: Option<Spent>,
+        sent: Option<Instant>,
     },
 }
 
@@ -112,6 +141,7 @@ enum Job {
         asked: Instant,
         id: u64,
         control: Arc<Control>,
+        answer: Arc<Answer>,
     },
     NewGame(Rule),
     HashBytes(usize),
@@ -120,9 +150,9 @@ enum Job {
 
 /// Plays the protocol over `input` and `output` until `END`, or until the
 /// input ends and what it asked for is done.
-fn serve(
+fn serve<W: Write + Send + 'static>(
     input: impl BufRead + Send + 'static,
-    mut output: impl Write,
+    output: Output<W>,
     engine: Engine,
 ) -> Result<()> {
     let wanted_hash = engine.config().hash_bytes;
@@ -130,7 +160,8 @@ fn serve(
     let (jobs, jobs_rx) = std::sync::mpsc::channel();
     let reader_tx = events_tx.clone();
     std::thread::spawn(move || read(input, &reader_tx));
-    std::thread::spawn(move || search(engine, &jobs_rx, &events_tx));
+    let search_output = Arc::clone(&output);
+    std::thread::spawn(move || search(engine, &jobs_rx, &events_tx, &search_output));
 
     let mut protocol = BrainProtocol::new(About {
         name: "madang".to_owned(),
@@ -150,6 +181,7 @@ fn serve(
         }
         let event = next_event(&events, protocol.poll_timeout());
         let woke = Instant::now();
+        let mut output = lock(&output);
         let now = match &event {
             Some(Event::Line(_, read)) => {
                 lag.saw(woke - *read);
@@ -178,14 +210,23 @@ fn serve(
                 result,
                 ended,
                 spent,
+                sent,
             }) => {
-                let current = report(&mut protocol, &mut output, &mut searches, id, result, now)?;
-                answered = spent.map(|t| (t, ended, woke, current));
+                let current = report(
+                    &mut protocol,
+                    &mut *output,
+                    &mut searches,
+                    id,
+                    result,
+                    sent.is_some(),
+                    now,
+                )?;
+                answered = spent.map(|t| (t, ended, woke, current, sent));
             }
         }
         if !carry_out(
             &mut protocol,
-            &mut output,
+            &mut *output,
             &jobs,
             &mut searches,
             &mut lag,
@@ -194,8 +235,9 @@ fn serve(
         )? {
             return Ok(());
         }
-        if let Some((t, ended, woke, current)) = answered {
-            log_timing(&t, ended, woke, current.then(Instant::now));
+        drop(output);
+        if let Some((t, ended, woke, current, sent)) = answered {
+            log_timing(&t, ended, woke, sent.or(current.then(Instant::now)));
         }
     }
 }
@@ -221,8 +263,9 @@ fn thread_times() -> Option<(Duration, Duration)> {
 /// Logs (at debug level) where a move's time went, in milliseconds from
 /// the command's arrival: when the engine began, its deadline, when the
 /// search stopped and the move was chosen, when the search thread handed
-/// it over, when the command loop woke up and when the answer was out
-/// (none for a search the loop answered for when it was late); with the
+/// it over, when the command loop woke up and when the answer was out (by
+/// the search thread or the loop; none for a search the loop answered for
+/// when it was late); with the
 /// search thread's processor time and run-queue wait.
 fn log_timing(spent: &Spent, ended: Instant, woke: Instant, sent: Option<Instant>) {
     let t = &spent.timing;
@@ -263,41 +306,50 @@ fn next_event(events: &Receiver<Event>, deadline: Option<Instant>) -> Option<Eve
 #[derive(Default)]
 struct Searches {
     started: u64,
-    current: Option<(u64, Arc<Control>)>,
+    current: Option<Current>,
 }
 
-/// Hands the protocol the move of search `id`, unless its move was
-/// answered already at its time's end (the protocol has moved on); whether
-/// it did.
+/// The search whose move the protocol waits for.
+struct Current {
+    id: u64,
+    control: Arc<Control>,
+    answer: Arc<Answer>,
+}
+
+/// What the search saw, for the manager's log.
+fn describe(o: &Outcome) -> String {
+    let pv: Vec<String> = o.pv.iter().map(|&p| gomocup::format_point(p)).collect();
+    format!(
+        "MESSAGE depth {} score {} nodes {} ({:?}) pv {}",
+        o.depth,
+        o.score,
+        o.nodes,
+        o.reason,
+        pv.join(" ")
+    )
+}
+
+/// Hands the protocol the move of search `id`, which the search thread
+/// has `sent` already or not, unless its move was answered already at its
+/// time's end (the protocol has moved on); whether it did.
 fn report(
     protocol: &mut BrainProtocol,
     output: &mut impl Write,
     searches: &mut Searches,
     id: u64,
     result: Result<Outcome, PlayerError>,
+    sent: bool,
     now: Instant,
 ) -> Result<bool> {
-    if searches
-        .current
-        .as_ref()
-        .is_none_or(|(current, _)| *current != id)
-    {
+    if searches.current.as_ref().is_none_or(|c| c.id != id) {
         tracing::debug!(id, "a search answered for at its time's end returned");
         return Ok(false);
     }
     searches.current = None;
     match result {
+        Ok(o) if sent => protocol.handle(BrainEvent::Sent(o.best), now),
         Ok(o) => {
-            let pv: Vec<String> = o.pv.iter().map(|&p| gomocup::format_point(p)).collect();
-            writeln!(
-                output,
-                "MESSAGE depth {} score {} nodes {} ({:?}) pv {}",
-                o.depth,
-                o.score,
-                o.nodes,
-                o.reason,
-                pv.join(" ")
-            )?;
+            writeln!(output, "{}", describe(&o))?;
             protocol.handle(BrainEvent::Moved(o.best), now);
         }
         Err(e) => protocol.handle(BrainEvent::NoMove(&e.to_string()), now),
@@ -322,8 +374,11 @@ fn carry_out(
             BrainOutput::Think { game, budget } => {
                 searches.started += 1;
                 let id = searches.started;
-                let control = Arc::new(Control::new());
-                searches.current = Some((id, Arc::clone(&control)));
+                let current = Current {
+                    id,
+                    control: Arc::new(Control::new()),
+                    answer: Arc::new(Answer::default()),
+                };
                 send_job(
                     jobs,
                     Job::Think {
@@ -331,19 +386,30 @@ fn carry_out(
                         budget: budget.saturating_sub(lag.margin(budget)),
                         asked: now,
                         id,
-                        control,
+                        control: Arc::clone(&current.control),
+                        answer: Arc::clone(&current.answer),
                     },
                 )?;
+                searches.current = Some(current);
             }
             BrainOutput::Stop => {
-                if let Some((_, control)) = &searches.current {
-                    control.stop();
+                if let Some(c) = &searches.current {
+                    c.control.stop();
                 }
             }
             BrainOutput::TimeUp => {
-                if let Some((id, control)) = &searches.current {
+                if let Some(Current {
+                    id,
+                    control,
+                    answer,
+                }) = &searches.current
+                {
                     control.stop();
-                    if let Some(best) = control.best() {
+                    // A search thread that claimed the answer has sent its
+                    // move, or is sending it: its report follows.
+                    if let Some(best) = control.best()
+                        && answer.claim()
+                    {
                         tracing::warn!(id, %best, "the search is late: answering its best move so far");
                         writeln!(
                             output,
@@ -370,6 +436,10 @@ fn carry_out(
                 send_job(jobs, Job::Threads(n.min(cores)))?;
             }
             BrainOutput::Exit => {
+                // Nothing is said after END, not even a search's move.
+                if let Some(c) = &searches.current {
+                    c.answer.claim();
+                }
                 output.flush()?;
                 return Ok(false);
             }
@@ -401,8 +471,31 @@ fn read(mut input: impl BufRead, events: &SyncSender<Event>) {
     }
 }
 
-/// The search thread: runs the jobs in order until the loop is gone.
-fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &SyncSender<Event>) {
+/// Sends the search's move, after what it saw; when it was out, or
+/// `None` if it could not be written (the command loop then tries again,
+/// and ends the brain if that fails too).
+fn send_move<W: Write>(output: &Mutex<W>, o: &Outcome) -> Option<Instant> {
+    let mut out = lock(output);
+    let written = writeln!(out, "{}", describe(o))
+        .and_then(|()| writeln!(out, "{}", gomocup::format_point(o.best)))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => Some(Instant::now()),
+        Err(e) => {
+            tracing::warn!("sending the search's move: {e}");
+            None
+        }
+    }
+}
+
+/// The search thread: runs the jobs in order until the loop is gone, and
+/// sends each search's move unless the command loop answered first.
+fn search<W: Write>(
+    mut engine: Engine,
+    jobs: &std::sync::mpsc::Receiver<Job>,
+    events: &SyncSender<Event>,
+    output: &Mutex<W>,
+) {
     for job in jobs {
         match job {
             Job::Think {
@@ -411,6 +504,7 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                 asked,
                 id,
                 control,
+                answer,
             } => {
                 // Read only for the debug log: no file is read in a move's
                 // time otherwise.
@@ -423,6 +517,12 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                 }))
                 .unwrap_or_else(|_| Err(PlayerError::Failed("the search failed".to_owned())));
                 let ended = Instant::now();
+                // A move the rules refuse is left to the protocol, which
+                // says so instead.
+                let sent = match &result {
+                    Ok(o) if game.check(o.best).is_ok() && answer.claim() => send_move(output, o),
+                    _ => None,
+                };
                 let sched = sched_before.and_then(|before| {
                     let after = thread_times()?;
                     Some((
@@ -436,6 +536,7 @@ fn search(mut engine: Engine, jobs: &std::sync::mpsc::Receiver<Job>, events: &Sy
                     result,
                     ended,
                     spent,
+                    sent,
                 };
                 if events.send(searched).is_err() {
                     return;
@@ -480,11 +581,15 @@ mod tests {
         })
     }
 
+    /// Everything the brain says to `input`.
+    fn transcript(input: &'static str, nodes: u64) -> String {
+        let out = Arc::new(Mutex::new(Vec::new()));
+        serve(input.as_bytes(), Arc::clone(&out), engine(nodes)).unwrap();
+        String::from_utf8(std::mem::take(&mut *lock(&out))).unwrap()
+    }
+
     fn talk(input: &'static str) -> Vec<String> {
-        let mut out = Vec::new();
-        serve(input.as_bytes(), &mut out, engine(500)).unwrap();
-        String::from_utf8(out)
-            .unwrap()
+        transcript(input, 500)
             .lines()
             .filter(|l| !l.starts_with("MESSAGE"))
             .map(str::to_owned)
@@ -507,10 +612,8 @@ mod tests {
 
     #[test]
     fn reports_the_principal_variation_from_the_move_played() {
-        let mut out = Vec::new();
         let input = "START 15\nINFO rule 4\nBOARD\n7,7,2\n8,8,1\nDONE\n";
-        serve(input.as_bytes(), &mut out, engine(5000)).unwrap();
-        let out = String::from_utf8(out).unwrap();
+        let out = transcript(input, 5000);
         let lines: Vec<&str> = out.lines().collect();
         let message = lines[1];
         let pv: Vec<&str> = message
@@ -593,12 +696,16 @@ mod tests {
             };
         assert!(carry(&mut protocol, &mut out, &mut searches, now));
         assert_eq!(String::from_utf8(std::mem::take(&mut out)).unwrap(), "OK\n");
-        let (game, id, control) = jobs_rx
+        let (game, id, control, answer) = jobs_rx
             .try_iter()
             .find_map(|job| match job {
                 Job::Think {
-                    game, id, control, ..
-                } => Some((game, id, control)),
+                    game,
+                    id,
+                    control,
+                    answer,
+                    ..
+                } => Some((game, id, control, answer)),
                 _ => None,
             })
             .expect("a search asked for");
@@ -612,7 +719,7 @@ mod tests {
                 ..EngineConfig::default()
             },
         );
-        let outcome = engine
+        engine
             .analyse_until(&game, now, Duration::from_secs(1), &control)
             .unwrap();
         let best = control.best().expect("a published move");
@@ -625,22 +732,108 @@ mod tests {
         assert_eq!(lines.len(), 2, "{text}");
         assert!(lines[0].starts_with("MESSAGE the search is late"), "{text}");
         assert_eq!(gomocup::parse_point(lines[1]), Some(best), "{text}");
-        // The search's own report, when it comes, is not a second answer.
-        report(
+        // The search thread, when it gets there, neither sends a second
+        // answer nor has its report taken for one.
+        let (redo, redo_rx) = std::sync::mpsc::channel();
+        redo.send(Job::Think {
+            game,
+            budget: Duration::from_secs(1),
+            asked: now,
+            id,
+            control,
+            answer,
+        })
+        .unwrap();
+        drop(redo);
+        let (events_tx, events) = sync_channel(1);
+        let silent = Mutex::new(Vec::new());
+        search(engine, &redo_rx, &events_tx, &silent);
+        assert!(lock(&silent).is_empty());
+        let Ok(Event::Searched {
+            id,
+            result,
+            sent: None,
+            ..
+        }) = events.try_recv()
+        else {
+            panic!("no report, or a move sent")
+        };
+        let taken = report(
             &mut protocol,
             &mut out,
             &mut searches,
             id,
-            Ok(outcome),
+            result,
+            false,
             late,
-        )
-        .unwrap();
+        );
+        assert!(!taken.unwrap());
         assert!(out.is_empty());
         assert!(protocol.poll_output().is_none());
         // And the brain answers commands again.
         protocol.handle(BrainEvent::Line("ABOUT"), late);
         assert!(carry(&mut protocol, &mut out, &mut searches, late));
         assert!(String::from_utf8(out).unwrap().starts_with("name="));
+    }
+
+    #[test]
+    fn a_search_that_ends_in_time_sends_its_own_move() {
+        let now = Instant::now();
+        let mut protocol = protocol();
+        for line in ["START 15", "BOARD", "8,8,2", "9,9,1", "DONE", "ABOUT"] {
+            protocol.handle(BrainEvent::Line(line), now);
+        }
+        let (jobs, jobs_rx) = std::sync::mpsc::channel();
+        let (mut out, mut searches, mut lag) = (Vec::new(), Searches::default(), Lag::default());
+        let mut carry = |protocol: &mut BrainProtocol, out: &mut Vec<u8>, searches: &mut _| {
+            carry_out(protocol, out, &jobs, searches, &mut lag, 1 << 20, now).unwrap()
+        };
+        assert!(carry(&mut protocol, &mut out, &mut searches));
+        assert_eq!(String::from_utf8(std::mem::take(&mut out)).unwrap(), "OK\n");
+        // The search thread, on its own: its move is out before the
+        // command loop hears of it.
+        let (events_tx, events) = sync_channel(4);
+        let sent_out = Mutex::new(Vec::new());
+        let (jobs_tx, own_jobs) = std::sync::mpsc::channel();
+        for job in jobs_rx.try_iter() {
+            jobs_tx.send(job).unwrap();
+        }
+        drop(jobs_tx);
+        search(engine(2000), &own_jobs, &events_tx, &sent_out);
+        let text = String::from_utf8(std::mem::take(&mut *lock(&sent_out))).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].starts_with("MESSAGE depth"), "{text}");
+        let Ok(Event::Searched {
+            id,
+            result,
+            sent: Some(_),
+            ..
+        }) = events.try_recv()
+        else {
+            panic!("no report, or no move sent")
+        };
+        let best = result.as_ref().map(|o| o.best).ok();
+        assert_eq!(gomocup::parse_point(lines[1]), best, "{text}");
+        // The loop records it, sends no second answer, and runs the
+        // command that came meanwhile.
+        let taken = report(
+            &mut protocol,
+            &mut out,
+            &mut searches,
+            id,
+            result,
+            true,
+            now,
+        );
+        assert!(taken.unwrap());
+        assert!(carry(&mut protocol, &mut out, &mut searches));
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("name=") && text.lines().count() == 1,
+            "{text}"
+        );
+        assert_eq!(protocol.game().map(|g| g.moves().len()), Some(3));
     }
 
     #[test]
