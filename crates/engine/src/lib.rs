@@ -20,7 +20,7 @@ mod search;
 mod tt;
 
 pub use control::Control;
-pub use engine::{Engine, EngineConfig, Timing, safety_margin};
+pub use engine::{Engine, EngineConfig, Timing, first_choice, safety_margin};
 // The trait's home is `renju`; re-exported so `engine::Player` keeps working.
 pub use renju::{Player, PlayerError};
 pub use search::{Outcome, Reason, WIN, WIN_BOUND};

@@ -939,7 +939,6 @@ impl<'a> Searcher<'a> {
     /// Chooses a move for the side to move; `None` when it has no legal
     /// move at all.
     pub fn think(&mut self) -> Option<Outcome> {
-        let me = self.pos.side();
         let t = self.threats();
         let decided = |best, score, reason, nodes| Outcome {
             best,
@@ -949,18 +948,8 @@ impl<'a> Searcher<'a> {
             reason,
             pv: vec![best],
         };
-        if let Some(p) = t.my_five {
-            return Some(decided(p, WIN - 1, Reason::Five, 0));
-        }
-        if let Some(f) = t.opp_five {
-            if t.opp_fives == 1 && self.pos.is_legal_for(me, f) {
-                return Some(decided(f, 0, Reason::Block, 0));
-            }
-        } else if let Some(p) = t.my_flex4 {
-            return Some(decided(p, WIN - 3, Reason::OpenFour, 0));
-        }
-        if self.pos.moves().is_empty() {
-            return Some(decided(Point::CENTER, 0, Reason::Forced, 0));
+        if let Some((p, score, reason)) = self.immediate(&t) {
+            return Some(decided(p, score, reason, 0));
         }
         // On a loaded machine the solvers' node allowances alone could take
         // the whole move and leave the search a depth or two.
@@ -982,8 +971,7 @@ impl<'a> Searcher<'a> {
             // Lost against best play: resist anyway, the opponent may err.
             root = self.moves(&Threats::default(), 0, None).into_vec();
             if root.is_empty() {
-                let p =
-                    Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))?;
+                let p = self.any_legal()?;
                 return Some(decided(p, -WIN + 2, Reason::Forced, self.nodes));
             }
         } else if t.opp_five.is_none() && self.helper.is_none() {
@@ -1044,6 +1032,47 @@ impl<'a> Searcher<'a> {
         };
         best.pv = self.principal_variation(line);
         Some(best)
+    }
+
+    /// The move answered without a search, with its score and why: a
+    /// five, the block of the opponent's only four, an open four, or the
+    /// centre of an empty board.
+    fn immediate(&self, t: &Threats) -> Option<(Point, i32, Reason)> {
+        if let Some(p) = t.my_five {
+            return Some((p, WIN - 1, Reason::Five));
+        }
+        if let Some(f) = t.opp_five {
+            if t.opp_fives == 1 && self.pos.is_legal_for(self.pos.side(), f) {
+                return Some((f, 0, Reason::Block));
+            }
+        } else if let Some(p) = t.my_flex4 {
+            return Some((p, WIN - 3, Reason::OpenFour));
+        }
+        self.pos
+            .moves()
+            .is_empty()
+            .then_some((Point::CENTER, 0, Reason::Forced))
+    }
+
+    /// A legal point for the side to move, if one is left.
+    fn any_legal(&self) -> Option<Point> {
+        let me = self.pos.side();
+        Point::all().find(|&p| self.pos.is_empty(p) && self.pos.is_legal_for(me, p))
+    }
+
+    /// The move [`Searcher::think`] would answer before searching at all:
+    /// the immediate one, else the first move of its root ordering (of
+    /// all moves, when the threats leave none). `None` when the side to
+    /// move has no legal move.
+    pub fn first_choice(&mut self) -> Option<Point> {
+        let t = self.threats();
+        if let Some((p, ..)) = self.immediate(&t) {
+            return Some(p);
+        }
+        let first = |list: MoveList| list.into_vec().first().map(|&(p, _)| p);
+        first(self.moves(&t, 0, None))
+            .or_else(|| first(self.moves(&Threats::default(), 0, None)))
+            .or_else(|| self.any_legal())
     }
 
     /// The line the search expects: `line` as the search found it, then

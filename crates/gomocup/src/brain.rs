@@ -98,8 +98,9 @@ pub enum BrainOutput {
     /// the search has not answered: it is late, or its thread waits for a
     /// processor. End it, and report at once the best move it has found so
     /// far with [`BrainEvent::Moved`], without waiting for it; its own
-    /// report comes later and is no longer this protocol's. A search with
-    /// no move yet is waited for, as after [`BrainOutput::Stop`].
+    /// report comes later and is no longer this protocol's. A caller with
+    /// no move at all may wait for the search, as after
+    /// [`BrainOutput::Stop`].
     TimeUp,
     /// A new game starts under `rule`: forget what was learnt.
     NewGame(Rule),

@@ -405,16 +405,24 @@ fn carry_out(
                 }) = &searches.current
                 {
                     control.stop();
+                    // Before its first iteration, or before its thread was
+                    // even woken on a loaded machine, the search has
+                    // published nothing: the engine's first choice, found
+                    // here at once, still beats a move past the time.
+                    let (best, what) = match control.best() {
+                        Some(best) => (Some(best), "its best move so far"),
+                        None => (
+                            protocol.game().and_then(engine::first_choice),
+                            "the first move of its ordering",
+                        ),
+                    };
                     // A search thread that claimed the answer has sent its
                     // move, or is sending it: its report follows.
-                    if let Some(best) = control.best()
+                    if let Some(best) = best
                         && answer.claim()
                     {
-                        tracing::warn!(id, %best, "the search is late: answering its best move so far");
-                        writeln!(
-                            output,
-                            "MESSAGE the search is late: answering its best move so far"
-                        )?;
+                        tracing::warn!(id, %best, "the search is late: answering {what}");
+                        writeln!(output, "MESSAGE the search is late: answering {what}")?;
                         searches.current = None;
                         protocol.handle(BrainEvent::Moved(best), now);
                     }
@@ -774,6 +782,63 @@ mod tests {
         protocol.handle(BrainEvent::Line("ABOUT"), late);
         assert!(carry(&mut protocol, &mut out, &mut searches, late));
         assert!(String::from_utf8(out).unwrap().starts_with("name="));
+    }
+
+    #[test]
+    fn a_search_not_yet_started_at_its_time_is_answered_for_with_the_first_choice() {
+        let now = Instant::now();
+        let mut protocol = protocol();
+        for line in [
+            "START 15",
+            "INFO timeout_turn 200",
+            "BOARD",
+            "8,8,2",
+            "9,9,1",
+            "DONE",
+        ] {
+            protocol.handle(BrainEvent::Line(line), now);
+        }
+        let (jobs, _jobs_rx) = std::sync::mpsc::channel();
+        let (mut out, mut searches, mut lag) = (Vec::new(), Searches::default(), Lag::default());
+        assert!(
+            carry_out(
+                &mut protocol,
+                &mut out,
+                &jobs,
+                &mut searches,
+                &mut lag,
+                1 << 20,
+                now
+            )
+            .unwrap()
+        );
+        let expected = protocol.game().and_then(engine::first_choice);
+        assert!(expected.is_some());
+        // Its thread never ran: nothing published.
+        let late = now + Duration::from_millis(180);
+        protocol.handle_timeout(late);
+        out.clear();
+        assert!(
+            carry_out(
+                &mut protocol,
+                &mut out,
+                &jobs,
+                &mut searches,
+                &mut lag,
+                1 << 20,
+                late
+            )
+            .unwrap()
+        );
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(
+            lines[0].contains("the first move of its ordering"),
+            "{text}"
+        );
+        assert_eq!(gomocup::parse_point(lines[1]), expected, "{text}");
+        assert!(searches.current.is_none());
     }
 
     #[test]
