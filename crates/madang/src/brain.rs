@@ -483,10 +483,11 @@ fn read(mut input: impl BufRead, events: &SyncSender<Event>) {
 /// `None` if it could not be written (the command loop then tries again,
 /// and ends the brain if that fails too).
 fn send_move<W: Write>(output: &Mutex<W>, o: &Outcome) -> Option<Instant> {
+    // One write: the manager, woken by the first line, could otherwise
+    // take the processor before the move's line is written.
+    let text = format!("{}\n{}\n", describe(o), gomocup::format_point(o.best));
     let mut out = lock(output);
-    let written = writeln!(out, "{}", describe(o))
-        .and_then(|()| writeln!(out, "{}", gomocup::format_point(o.best)))
-        .and_then(|()| out.flush());
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     match written {
         Ok(()) => Some(Instant::now()),
         Err(e) => {
