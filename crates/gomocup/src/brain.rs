@@ -90,6 +90,9 @@ pub enum BrainOutput {
         game: Box<Game>,
         /// Time for this move.
         budget: Duration,
+        /// When the move's time began: the arrival of the command that
+        /// asked for it, which may have waited for the previous move.
+        since: Instant,
     },
     /// End the search now with the best move found so far (still reported
     /// with [`BrainEvent::Moved`]).
@@ -157,10 +160,11 @@ impl Info {
     }
 }
 
-/// A command that arrived while the brain was thinking.
+/// A command that arrived while the brain was thinking (a line with the
+/// time it arrived: a `TURN`'s time runs from then).
 #[derive(Debug)]
 enum Pending {
-    Line(String),
+    Line(String, Instant),
     Unreadable(String),
 }
 
@@ -230,9 +234,9 @@ impl BrainProtocol {
         match event {
             BrainEvent::Line(line) => self.line(line, now),
             BrainEvent::Unreadable(why) => self.unreadable(why),
-            BrainEvent::Moved(p) => self.moved(Ok(p), false, now),
-            BrainEvent::Sent(p) => self.moved(Ok(p), true, now),
-            BrainEvent::NoMove(why) => self.moved(Err(why), false, now),
+            BrainEvent::Moved(p) => self.moved(Ok(p), false),
+            BrainEvent::Sent(p) => self.moved(Ok(p), true),
+            BrainEvent::NoMove(why) => self.moved(Err(why), false),
         }
     }
 
@@ -285,7 +289,7 @@ impl BrainProtocol {
                     _ if pending.len() >= MAX_PENDING => self.send(format!(
                         "ERROR more than {MAX_PENDING} commands while thinking: {cmd} dropped"
                     )),
-                    _ => pending.push_back(Pending::Line(line.to_owned())),
+                    _ => pending.push_back(Pending::Line(line.to_owned(), now)),
                 }
                 return;
             }
@@ -357,8 +361,9 @@ impl BrainProtocol {
     }
 
     /// The search's move (or why it has none), which the caller has `sent`
-    /// already or not.
-    fn moved(&mut self, result: Result<Point, &str>, sent: bool, now: Instant) {
+    /// already or not; then the commands that came meanwhile, each at the
+    /// time it arrived.
+    fn moved(&mut self, result: Result<Point, &str>, sent: bool) {
         let (mut game, pending) = match std::mem::replace(&mut self.state, State::NoGame) {
             State::Thinking { game, pending, .. } => (game, pending),
             other => {
@@ -380,7 +385,7 @@ impl BrainProtocol {
         // queues the rest again.
         for command in pending {
             match command {
-                Pending::Line(line) => self.line(&line, now),
+                Pending::Line(line, arrived) => self.line(&line, arrived),
                 Pending::Unreadable(why) => self.unreadable(&why),
             }
         }
@@ -606,6 +611,7 @@ impl BrainProtocol {
         self.outputs.push_back(BrainOutput::Think {
             game: Box::new(game.clone()),
             budget,
+            since: now,
         });
         self.state = State::Thinking {
             game,
@@ -672,7 +678,7 @@ mod tests {
         outputs
             .iter()
             .find_map(|a| match a {
-                BrainOutput::Think { game, budget } => Some((game.as_ref().clone(), *budget)),
+                BrainOutput::Think { game, budget, .. } => Some((game.as_ref().clone(), *budget)),
                 _ => None,
             })
             .expect("a Think output")
@@ -717,6 +723,28 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(b.protocol.game().map(|g| g.moves().len()), Some(3));
+    }
+
+    #[test]
+    fn a_turn_that_came_during_the_search_keeps_its_arrival_time() {
+        let ms = Duration::from_millis;
+        let mut b = Brain::new();
+        b.line("START 15");
+        b.line("INFO timeout_turn 1000");
+        think(&b.line("BEGIN"));
+        // The caller sent the move before telling the protocol, and the
+        // manager's next TURN came first.
+        b.now += ms(5);
+        let arrived = b.now;
+        assert!(b.line("TURN 8,8").is_empty());
+        b.now += ms(300);
+        let out = b.event(BrainEvent::Sent(Point::CENTER));
+        let since = out.iter().find_map(|o| match o {
+            BrainOutput::Think { since, .. } => Some(*since),
+            _ => None,
+        });
+        assert_eq!(since, Some(arrived));
+        assert_eq!(b.protocol.poll_timeout(), Some(arrived + ms(950)));
     }
 
     #[test]

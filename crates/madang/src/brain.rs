@@ -135,10 +135,11 @@ enum Job {
     Think {
         game: Box<Game>,
         budget: Duration,
-        /// When the command loop asked: jobs queued before this one (a new
-        /// table for `max_memory`, clearing it for a new game) run on the
-        /// same thread and their time is the move's time too.
-        asked: Instant,
+        /// When the move's time began (its command's arrival): jobs queued
+        /// before this one (a new table for `max_memory`, clearing it for a
+        /// new game) run on the same thread and their time is the move's
+        /// time too.
+        since: Instant,
         id: u64,
         control: Arc<Control>,
         answer: Arc<Answer>,
@@ -371,7 +372,11 @@ fn carry_out(
     while let Some(out) = protocol.poll_output() {
         match out {
             BrainOutput::Send(line) => writeln!(output, "{line}")?,
-            BrainOutput::Think { game, budget } => {
+            BrainOutput::Think {
+                game,
+                budget,
+                since,
+            } => {
                 searches.started += 1;
                 let id = searches.started;
                 let current = Current {
@@ -384,7 +389,7 @@ fn carry_out(
                     Job::Think {
                         game,
                         budget: budget.saturating_sub(lag.margin(budget)),
-                        asked: now,
+                        since,
                         id,
                         control: Arc::clone(&current.control),
                         answer: Arc::clone(&current.answer),
@@ -510,7 +515,7 @@ fn search<W: Write>(
             Job::Think {
                 game,
                 budget,
-                asked,
+                since,
                 id,
                 control,
                 answer,
@@ -522,7 +527,7 @@ fn search<W: Write>(
                 // A bug in the search costs this move an ERROR, not the
                 // brain its answers.
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    engine.analyse_until(&game, asked, budget, &control)
+                    engine.analyse_until(&game, since, budget, &control)
                 }))
                 .unwrap_or_else(|_| Err(PlayerError::Failed("the search failed".to_owned())));
                 let ended = Instant::now();
@@ -747,7 +752,7 @@ mod tests {
         redo.send(Job::Think {
             game,
             budget: Duration::from_secs(1),
-            asked: now,
+            since: now,
             id,
             control,
             answer,
