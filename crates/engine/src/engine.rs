@@ -55,8 +55,8 @@ pub fn safety_margin(budget: Duration) -> Duration {
 
 /// The move the engine answers for `game` when it has no time to search:
 /// a five, the block of a four, an open four, else the first move of its
-/// ordering; found in well under a millisecond. `None` when the game is
-/// over or the side to move has no legal move.
+/// ordering (no search: the position and its move list only). `None` when
+/// the game is over or the side to move has no legal move.
 pub fn first_choice(game: &Game) -> Option<Point> {
     if game.result().is_some() {
         return None;
