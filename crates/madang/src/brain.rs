@@ -688,41 +688,101 @@ mod tests {
         assert!(gomocup::parse_point(&out[2]).is_some(), "{out:?}");
     }
 
+    /// The command loop of a brain just asked for a move on a board of
+    /// two stones, with `turn_ms` for it: the protocol, the loop's state,
+    /// and the jobs it sent.
+    struct Loop {
+        protocol: BrainProtocol,
+        jobs: std::sync::mpsc::Sender<Job>,
+        jobs_rx: Receiver<Job>,
+        searches: Searches,
+        lag: Lag,
+    }
+
+    impl Loop {
+        /// After `START`, the move's time and `BOARD`: thinking.
+        fn thinking(turn_ms: u64, now: Instant) -> Loop {
+            let (jobs, jobs_rx) = std::sync::mpsc::channel();
+            let mut l = Loop {
+                protocol: protocol(),
+                jobs,
+                jobs_rx,
+                searches: Searches::default(),
+                lag: Lag::default(),
+            };
+            let turn = format!("INFO timeout_turn {turn_ms}");
+            for line in ["START 15", &turn, "BOARD", "8,8,2", "9,9,1", "DONE"] {
+                l.protocol.handle(BrainEvent::Line(line), now);
+            }
+            assert_eq!(l.carry(now), "OK\n");
+            l
+        }
+
+        /// Carries out the protocol's outputs at `now`: what was written.
+        fn carry(&mut self, now: Instant) -> String {
+            let mut out = Vec::new();
+            let (protocol, searches, lag) = (&mut self.protocol, &mut self.searches, &mut self.lag);
+            assert!(
+                carry_out(protocol, &mut out, &self.jobs, searches, lag, 1 << 20, now).unwrap()
+            );
+            String::from_utf8(out).unwrap()
+        }
+
+        /// Hands the protocol search `id`'s report, `sent` by the search
+        /// thread or not: whether it was taken, and what was written.
+        fn report(
+            &mut self,
+            id: u64,
+            result: Result<Outcome, PlayerError>,
+            sent: bool,
+            now: Instant,
+        ) -> (bool, String) {
+            let mut out = Vec::new();
+            let taken = report(
+                &mut self.protocol,
+                &mut out,
+                &mut self.searches,
+                id,
+                result,
+                sent,
+                now,
+            );
+            (taken.unwrap(), String::from_utf8(out).unwrap())
+        }
+
+        /// Runs the search thread, with its own output, on the jobs the
+        /// loop has sent and then `more`: what it wrote, and its reports.
+        fn run_search(&self, engine: Engine, more: Vec<Job>) -> (String, Vec<Event>) {
+            let (tx, rx) = std::sync::mpsc::channel();
+            for job in self.jobs_rx.try_iter().chain(more) {
+                tx.send(job).unwrap();
+            }
+            drop(tx);
+            let (events_tx, events) = sync_channel(8);
+            let output = Mutex::new(Vec::new());
+            search(engine, &rx, &events_tx, &output);
+            let written = String::from_utf8(std::mem::take(&mut *lock(&output))).unwrap();
+            (written, events.try_iter().collect())
+        }
+    }
+
     #[test]
     fn a_late_search_is_answered_for_with_its_best_move_so_far() {
         let now = Instant::now();
-        let mut protocol = protocol();
-        for line in [
-            "START 15",
-            "INFO timeout_turn 1000",
-            "BOARD",
-            "8,8,2",
-            "9,9,1",
-            "DONE",
-        ] {
-            protocol.handle(BrainEvent::Line(line), now);
-        }
-        let (jobs, jobs_rx) = std::sync::mpsc::channel();
-        let (mut out, mut searches, mut lag) = (Vec::new(), Searches::default(), Lag::default());
-        let mut carry =
-            |protocol: &mut BrainProtocol, out: &mut Vec<u8>, searches: &mut Searches, now| {
-                carry_out(protocol, out, &jobs, searches, &mut lag, 1 << 20, now).unwrap()
-            };
-        assert!(carry(&mut protocol, &mut out, &mut searches, now));
-        assert_eq!(String::from_utf8(std::mem::take(&mut out)).unwrap(), "OK\n");
-        let (game, id, control, answer) = jobs_rx
+        let mut l = Loop::thinking(1000, now);
+        let Some(Job::Think {
+            game,
+            id,
+            control,
+            answer,
+            ..
+        }) = l
+            .jobs_rx
             .try_iter()
-            .find_map(|job| match job {
-                Job::Think {
-                    game,
-                    id,
-                    control,
-                    answer,
-                    ..
-                } => Some((game, id, control, answer)),
-                _ => None,
-            })
-            .expect("a search asked for");
+            .find(|job| matches!(job, Job::Think { .. }))
+        else {
+            panic!("no search asked for")
+        };
         // The search has published a move (here it has even returned, but
         // its report has not reached the loop).
         let mut engine = Engine::with_config(
@@ -738,105 +798,53 @@ mod tests {
             .unwrap();
         let best = control.best().expect("a published move");
         let late = now + Duration::from_millis(950);
-        assert_eq!(protocol.poll_timeout(), Some(late));
-        protocol.handle_timeout(late);
-        assert!(carry(&mut protocol, &mut out, &mut searches, late));
-        let text = String::from_utf8(std::mem::take(&mut out)).unwrap();
+        assert_eq!(l.protocol.poll_timeout(), Some(late));
+        l.protocol.handle_timeout(late);
+        let text = l.carry(late);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2, "{text}");
         assert!(lines[0].starts_with("MESSAGE the search is late"), "{text}");
         assert_eq!(gomocup::parse_point(lines[1]), Some(best), "{text}");
         // The search thread, when it gets there, neither sends a second
         // answer nor has its report taken for one.
-        let (redo, redo_rx) = std::sync::mpsc::channel();
-        redo.send(Job::Think {
+        let again = Job::Think {
             game,
             budget: Duration::from_secs(1),
             since: now,
             id,
             control,
             answer,
-        })
-        .unwrap();
-        drop(redo);
-        let (events_tx, events) = sync_channel(1);
-        let silent = Mutex::new(Vec::new());
-        search(engine, &redo_rx, &events_tx, &silent);
-        assert!(lock(&silent).is_empty());
-        let Ok(Event::Searched {
-            id,
-            result,
-            sent: None,
-            ..
-        }) = events.try_recv()
-        else {
-            panic!("no report, or a move sent")
         };
-        let taken = report(
-            &mut protocol,
-            &mut out,
-            &mut searches,
-            id,
-            result,
-            false,
-            late,
-        );
-        assert!(!taken.unwrap());
-        assert!(out.is_empty());
-        assert!(protocol.poll_output().is_none());
+        let (written, events) = l.run_search(engine, vec![again]);
+        assert!(written.is_empty(), "{written}");
+        let [
+            Event::Searched {
+                id,
+                result,
+                sent: None,
+                ..
+            },
+        ] = <[Event; 1]>::try_from(events).ok().expect("one report")
+        else {
+            panic!("a move sent")
+        };
+        assert_eq!(l.report(id, result, false, late), (false, String::new()));
+        assert!(l.protocol.poll_output().is_none());
         // And the brain answers commands again.
-        protocol.handle(BrainEvent::Line("ABOUT"), late);
-        assert!(carry(&mut protocol, &mut out, &mut searches, late));
-        assert!(String::from_utf8(out).unwrap().starts_with("name="));
+        l.protocol.handle(BrainEvent::Line("ABOUT"), late);
+        assert!(l.carry(late).starts_with("name="));
     }
 
     #[test]
     fn a_search_not_yet_started_at_its_time_is_answered_for_with_the_first_choice() {
         let now = Instant::now();
-        let mut protocol = protocol();
-        for line in [
-            "START 15",
-            "INFO timeout_turn 200",
-            "BOARD",
-            "8,8,2",
-            "9,9,1",
-            "DONE",
-        ] {
-            protocol.handle(BrainEvent::Line(line), now);
-        }
-        let (jobs, _jobs_rx) = std::sync::mpsc::channel();
-        let (mut out, mut searches, mut lag) = (Vec::new(), Searches::default(), Lag::default());
-        assert!(
-            carry_out(
-                &mut protocol,
-                &mut out,
-                &jobs,
-                &mut searches,
-                &mut lag,
-                1 << 20,
-                now
-            )
-            .unwrap()
-        );
-        let expected = protocol.game().and_then(engine::first_choice);
+        let mut l = Loop::thinking(200, now);
+        let expected = l.protocol.game().and_then(engine::first_choice);
         assert!(expected.is_some());
         // Its thread never ran: nothing published.
         let late = now + Duration::from_millis(180);
-        protocol.handle_timeout(late);
-        out.clear();
-        assert!(
-            carry_out(
-                &mut protocol,
-                &mut out,
-                &jobs,
-                &mut searches,
-                &mut lag,
-                1 << 20,
-                late
-            )
-            .unwrap()
-        );
-        let text = String::from_utf8(out).unwrap();
+        l.protocol.handle_timeout(late);
+        let text = l.carry(late);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2, "{text}");
         assert!(
@@ -844,67 +852,42 @@ mod tests {
             "{text}"
         );
         assert_eq!(gomocup::parse_point(lines[1]), expected, "{text}");
-        assert!(searches.current.is_none());
+        assert!(l.searches.current.is_none());
     }
 
     #[test]
     fn a_search_that_ends_in_time_sends_its_own_move() {
         let now = Instant::now();
-        let mut protocol = protocol();
-        for line in ["START 15", "BOARD", "8,8,2", "9,9,1", "DONE", "ABOUT"] {
-            protocol.handle(BrainEvent::Line(line), now);
-        }
-        let (jobs, jobs_rx) = std::sync::mpsc::channel();
-        let (mut out, mut searches, mut lag) = (Vec::new(), Searches::default(), Lag::default());
-        let mut carry = |protocol: &mut BrainProtocol, out: &mut Vec<u8>, searches: &mut _| {
-            carry_out(protocol, out, &jobs, searches, &mut lag, 1 << 20, now).unwrap()
-        };
-        assert!(carry(&mut protocol, &mut out, &mut searches));
-        assert_eq!(String::from_utf8(std::mem::take(&mut out)).unwrap(), "OK\n");
+        let mut l = Loop::thinking(1000, now);
+        l.protocol.handle(BrainEvent::Line("ABOUT"), now);
         // The search thread, on its own: its move is out before the
         // command loop hears of it.
-        let (events_tx, events) = sync_channel(4);
-        let sent_out = Mutex::new(Vec::new());
-        let (jobs_tx, own_jobs) = std::sync::mpsc::channel();
-        for job in jobs_rx.try_iter() {
-            jobs_tx.send(job).unwrap();
-        }
-        drop(jobs_tx);
-        search(engine(2000), &own_jobs, &events_tx, &sent_out);
-        let text = String::from_utf8(std::mem::take(&mut *lock(&sent_out))).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2, "{text}");
-        assert!(lines[0].starts_with("MESSAGE depth"), "{text}");
-        let Ok(Event::Searched {
-            id,
-            result,
-            sent: Some(_),
-            ..
-        }) = events.try_recv()
+        let (written, events) = l.run_search(engine(2000), Vec::new());
+        let lines: Vec<&str> = written.lines().collect();
+        assert_eq!(lines.len(), 2, "{written}");
+        assert!(lines[0].starts_with("MESSAGE depth"), "{written}");
+        let [
+            Event::Searched {
+                id,
+                result,
+                sent: Some(_),
+                ..
+            },
+        ] = <[Event; 1]>::try_from(events).ok().expect("one report")
         else {
-            panic!("no report, or no move sent")
+            panic!("no move sent")
         };
         let best = result.as_ref().map(|o| o.best).ok();
-        assert_eq!(gomocup::parse_point(lines[1]), best, "{text}");
+        assert_eq!(gomocup::parse_point(lines[1]), best, "{written}");
         // The loop records it, sends no second answer, and runs the
         // command that came meanwhile.
-        let taken = report(
-            &mut protocol,
-            &mut out,
-            &mut searches,
-            id,
-            result,
-            true,
-            now,
-        );
-        assert!(taken.unwrap());
-        assert!(carry(&mut protocol, &mut out, &mut searches));
-        let text = String::from_utf8(out).unwrap();
+        assert_eq!(l.report(id, result, true, now), (true, String::new()));
+        let text = l.carry(now);
         assert!(
             text.starts_with("name=") && text.lines().count() == 1,
             "{text}"
         );
-        assert_eq!(protocol.game().map(|g| g.moves().len()), Some(3));
+        assert_eq!(l.protocol.game().map(|g| g.moves().len()), Some(3));
     }
 
     #[test]
