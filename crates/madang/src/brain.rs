@@ -751,18 +751,33 @@ mod tests {
         }
 
         /// Runs the search thread, with its own output, on the jobs the
-        /// loop has sent and then `more`: what it wrote, and its reports.
-        fn run_search(&self, engine: Engine, more: Vec<Job>) -> (String, Vec<Event>) {
+        /// loop has sent and then `more`: its writes, and its reports.
+        fn run_search(&self, engine: Engine, more: Vec<Job>) -> (Vec<String>, Vec<Event>) {
             let (tx, rx) = std::sync::mpsc::channel();
             for job in self.jobs_rx.try_iter().chain(more) {
                 tx.send(job).unwrap();
             }
             drop(tx);
             let (events_tx, events) = sync_channel(8);
-            let output = Mutex::new(Vec::new());
+            let output = Mutex::new(Writes::default());
             search(engine, &rx, &events_tx, &output);
-            let written = String::from_utf8(std::mem::take(&mut *lock(&output))).unwrap();
-            (written, events.try_iter().collect())
+            let writes = std::mem::take(&mut lock(&output).0);
+            (writes, events.try_iter().collect())
+        }
+    }
+
+    /// An output that keeps each write apart.
+    #[derive(Default)]
+    struct Writes(Vec<String>);
+
+    impl Write for Writes {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.push(String::from_utf8_lossy(buf).into_owned());
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
 
@@ -815,8 +830,8 @@ mod tests {
             control,
             answer,
         };
-        let (written, events) = l.run_search(engine, vec![again]);
-        assert!(written.is_empty(), "{written}");
+        let (writes, events) = l.run_search(engine, vec![again]);
+        assert!(writes.is_empty(), "{writes:?}");
         let [
             Event::Searched {
                 id,
@@ -861,8 +876,9 @@ mod tests {
         let mut l = Loop::thinking(1000, now);
         l.protocol.handle(BrainEvent::Line("ABOUT"), now);
         // The search thread, on its own: its move is out before the
-        // command loop hears of it.
-        let (written, events) = l.run_search(engine(2000), Vec::new());
+        // command loop hears of it, in one write with what it saw.
+        let (writes, events) = l.run_search(engine(2000), Vec::new());
+        let [written] = <[String; 1]>::try_from(writes).expect("one write");
         let lines: Vec<&str> = written.lines().collect();
         assert_eq!(lines.len(), 2, "{written}");
         assert!(lines[0].starts_with("MESSAGE depth"), "{written}");
@@ -879,15 +895,35 @@ mod tests {
         };
         let best = result.as_ref().map(|o| o.best).ok();
         assert_eq!(gomocup::parse_point(lines[1]), best, "{written}");
+        // The move's time runs out before the loop hears of it: the loop
+        // does not answer it a second time.
+        let late = now + Duration::from_millis(950);
+        l.protocol.handle_timeout(late);
+        assert_eq!(l.carry(late), "");
+        assert!(l.searches.current.is_some());
         // The loop records it, sends no second answer, and runs the
         // command that came meanwhile.
-        assert_eq!(l.report(id, result, true, now), (true, String::new()));
-        let text = l.carry(now);
+        assert_eq!(l.report(id, result, true, late), (true, String::new()));
+        let text = l.carry(late);
         assert!(
             text.starts_with("name=") && text.lines().count() == 1,
             "{text}"
         );
         assert_eq!(l.protocol.game().map(|g| g.moves().len()), Some(3));
+    }
+
+    #[test]
+    fn after_end_the_search_sends_nothing() {
+        let now = Instant::now();
+        let mut l = Loop::thinking(1000, now);
+        l.protocol.handle(BrainEvent::Line("END"), now);
+        let mut out = Vec::new();
+        let (protocol, searches, lag) = (&mut l.protocol, &mut l.searches, &mut l.lag);
+        let goes_on = carry_out(protocol, &mut out, &l.jobs, searches, lag, 1 << 20, now);
+        assert!(!goes_on.unwrap() && out.is_empty());
+        let (writes, events) = l.run_search(engine(2000), Vec::new());
+        assert!(writes.is_empty(), "{writes:?}");
+        assert!(matches!(events[..], [Event::Searched { sent: None, .. }]));
     }
 
     #[test]
