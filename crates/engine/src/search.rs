@@ -142,12 +142,6 @@ pub struct Limits {
     /// this search has gone without looking at the clock (without the
     /// processor, on a loaded machine) would take it past this instant.
     pub deadline: Option<Instant>,
-    /// Start no new iteration after this instant while the best move is
-    /// stable.
-    pub soft_deadline: Option<Instant>,
-    /// Start no new iteration after this instant when the last iteration
-    /// changed the best move: an unsettled position deserves more time.
-    pub unstable_deadline: Option<Instant>,
     /// The root solvers (VCF, VCT, the check of the opponent's VCF) give
     /// up after this instant, leaving the rest to the alpha-beta search.
     pub solver_deadline: Option<Instant>,
@@ -166,8 +160,6 @@ impl Limits {
     /// their own node allowance (the engine's check of a helper's move).
     pub const UNLIMITED: Limits = Limits {
         deadline: None,
-        soft_deadline: None,
-        unstable_deadline: None,
         solver_deadline: None,
         max_nodes: None,
         max_depth: MAX_PLY as i32 / 2,
@@ -998,10 +990,8 @@ impl<'a> Searcher<'a> {
             }
             let (score, index, complete) =
                 self.search_root_aspirated(&mut root, depth, forced, best.score);
-            let mut changed = false;
             if index.is_some() || complete {
                 let i = index.unwrap_or(0);
-                changed = best.best != root[i].0;
                 best.best = root[i].0;
                 best.score = score;
                 root[..=i].rotate_right(1);
@@ -1012,14 +1002,6 @@ impl<'a> Searcher<'a> {
             }
             best.depth = depth;
             if score.abs() >= WIN_BOUND {
-                break;
-            }
-            let soft = if changed && depth > self.start_depth {
-                self.limits.unstable_deadline
-            } else {
-                self.limits.soft_deadline
-            };
-            if soft.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
         }
@@ -1322,8 +1304,6 @@ mod tests {
     fn limits(solver_deadline: Option<Instant>) -> Limits {
         Limits {
             deadline: None,
-            soft_deadline: None,
-            unstable_deadline: None,
             solver_deadline,
             max_nodes: Some(20_000),
             max_depth: 4,
