@@ -402,6 +402,32 @@ mod tests {
     }
 
     #[test]
+    fn an_undecided_search_runs_until_its_deadline() {
+        let mut engine = Engine::with_config(
+            Rule::Renju,
+            EngineConfig {
+                hash_bytes: 1 << 20,
+                ..EngineConfig::default()
+            },
+        );
+        for moves in [
+            "h8 i9 g10 i8 g9 g11 h10 f10",
+            "h8 i7 g6 h6 j8 i8 i9 g7 k7 h10 i5 l6 j6 l8 j5 j7 h5 g5 i4 j3",
+        ] {
+            let game = Game::from_moves(Rule::Renju, pts(moves)).unwrap();
+            let o = engine.analyse(&game, Duration::from_millis(150)).unwrap();
+            assert!(
+                o.reason == Reason::Search && o.score.abs() < WIN_BOUND,
+                "{o:?}"
+            );
+            // The search stops only when its next look at the clock could
+            // come too late: no iteration is left unstarted for want of time.
+            let t = engine.last_timing().unwrap();
+            assert!(t.searched + t.longest_gap >= t.deadline, "{moves}: {t:?}");
+        }
+    }
+
+    #[test]
     fn several_threads_find_the_same_wins_and_play_legal_moves() {
         let mut engine = Engine::with_config(
             Rule::Renju,
