@@ -7,7 +7,8 @@
 //! `INFO rule 4`, the turn time, then for each position `BOARD ... DONE`,
 //! and reads the score the brain prints before its move in a `MESSAGE`
 //! (the word after `ev`: a number, or `+vK` / `-vK` for a win / loss in
-//! `K`, as PentaZen prints it). Positions come from game files (`eval_data`
+//! `K`, as PentaZen prints it; or after `Eval`, with `+MK` / `-MK`, as
+//! Rapfi prints it). Positions come from game files (`eval_data`
 //! output or SGF), the quiet ones after the opening, one in `--every` at
 //! random (seeded).
 //!
@@ -72,13 +73,18 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     }
 }
 
-/// The score in a line the brain printed: the word after `ev`.
-fn score(line: &str) -> Option<&str> {
+/// The score in a line the brain printed, as `eval_tune` reads it: the
+/// word after `ev` (PentaZen: a number, or `+vK` / `-vK` for a win / loss
+/// in `K`) or after `Eval` (Rapfi: a number, or `+MK` / `-MK`, given back
+/// as `+vK` / `-vK`).
+fn score(line: &str) -> Option<String> {
     let mut words = line.split_whitespace();
-    words.by_ref().find(|&w| w == "ev")?;
-    words
-        .next()
-        .filter(|w| w.trim_start_matches(['+', '-', 'v']).parse::<i64>().is_ok())
+    words.by_ref().find(|&w| w == "ev" || w == "Eval")?;
+    let word = words.next()?.replacen('M', "v", 1);
+    word.trim_start_matches(['+', '-', 'v'])
+        .parse::<i64>()
+        .is_ok()
+        .then_some(word)
 }
 
 /// A running brain and its output.
@@ -102,12 +108,13 @@ impl Brain {
             turn: args.turn,
         };
         brain.send("START 15")?;
-        brain.expect_ok()?;
+        // A brain may set up its hash table here: time to spare.
+        brain.expect_ok(Duration::from_secs(30))?;
         Ok(brain)
     }
 
-    fn expect_ok(&mut self) -> Result<(), String> {
-        let (ok, _) = self.reply(Duration::from_secs(30))?;
+    fn expect_ok(&mut self, timeout: Duration) -> Result<(), String> {
+        let (ok, _) = self.reply(timeout)?;
         if ok.trim().eq_ignore_ascii_case("OK") {
             Ok(())
         } else {
@@ -120,7 +127,10 @@ impl Brain {
     /// brain's score.
     fn score(&mut self, moves: &[Point]) -> Result<Option<String>, String> {
         self.send("RESTART")?;
-        self.expect_ok()?;
+        // A brain starved of the processor (Rapfi keeps a second thread
+        // spinning: two labellers on two cores starve each other) can miss
+        // it for long: given up for a new brain soon, it costs seconds.
+        self.expect_ok(Duration::from_secs(3))?;
         let ms = self.turn.as_millis();
         for line in [
             "INFO rule 4".to_owned(),
@@ -156,7 +166,7 @@ impl Brain {
                 }
             };
             if let Some(s) = score(&line) {
-                ev = Some(s.to_owned());
+                ev = Some(s);
             }
             // PentaZen's MESSAGE can carry a newline: its tail is a line
             // of its own, starting with anything but a move.

@@ -8,8 +8,9 @@
 //! lines, so only those (at most 40) are reclassified; taking the stone
 //! back restores them from a log of what the move changed. The evaluation
 //! is the difference of the two colours' summed point values, each colour
-//! valued by tables fitted to game results, apart for the side to move and
-//! for the opponent; the search orders moves by other, hand-picked values.
+//! valued by tables fitted to a stronger engine's scores, apart for the
+//! side to move and for the opponent; the search orders moves by other,
+//! hand-picked values.
 //!
 //! Each point also keeps, per direction, the index of its 11-point window
 //! for both colours ("keys"), laid out along the board's lines: a stone
@@ -298,32 +299,34 @@ pub type EvalValues<const N: usize> = [[[i32; N]; 2]; 2];
 
 /// The evaluation's value of each line pattern at an empty point, by
 /// colour (black, white) and role (the side to move, the opponent): fitted
-/// by `examples/eval_tune.rs` to game results and a teacher engine's scores,
-/// half and half, with the multiset values of `combo_values.rs`. The
-/// open-four, four-three and five values are held at session 6's (`--freeze`):
-/// every free refit raised them about threefold, and the one screened
-/// (session 7) played no better (see BENCHMARKS.md, "Session 8: evaluation
-/// (eval8)").
+/// by `examples/eval_tune.rs` to Rapfi's classical engine's scores (three
+/// quarters) and game results (one quarter), with the multiset values of
+/// `combo_values.rs`, every value free: the open-four and four-three values
+/// mostly two to three times those held fixed from session 6 to 25
+/// (`--freeze`; the five values, which no quiet position has, stay).
+/// Fits on the same scores that kept them fixed scored no better in
+/// self-play, and one of them misjudged a won position as lost (see
+/// BENCHMARKS.md, "Session 26").
 const EVAL_LINE: EvalValues<11> = [
     [
-        [3, -224, 0, 2, 2, 10, 37, 233, 244, 993, 625],
-        [2, -344, 0, 2, 6, 3, 23, 104, 118, 263, 500],
+        [1, 361, -2, 3, 4, 13, 53, 182, 195, 2839, 625],
+        [3, 153, 1, 3, 3, 6, 34, 98, 46, 851, 500],
     ],
     [
-        [2, 0, 0, 2, 7, 14, 44, 107, 304, 876, 625],
-        [0, 0, -4, 2, 10, 10, 34, 0, 50, 221, 500],
+        [5, 0, 3, -2, 9, 19, 69, 78, 232, 2619, 625],
+        [3, 0, 3, 0, 7, 0, 37, 12, 107, 364, 500],
     ],
 ];
 /// The evaluation's extra value of a combination of lines, laid out as
 /// [`EVAL_LINE`].
 const EVAL_THREAT: EvalValues<9> = [
     [
-        [-6, -136, -30, -393, -59, 315, 1097, 882, 750],
-        [-5, -70, -2, -425, 81, 281, 809, 253, 600],
+        [-5, -53, 23, -131, 11, 374, 2948, 543, 750],
+        [-5, -22, 62, -328, 198, 463, 1066, -46, 600],
     ],
     [
-        [-5, -12, 28, -192, -54, 170, 1123, 1102, 750],
-        [-2, 26, 54, -35, 170, 293, 466, 393, 600],
+        [-5, 50, 78, -451, 54, 298, 2363, 2857, 750],
+        [-5, 55, 75, -29, 115, 307, 472, 313, 600],
     ],
 ];
 
