@@ -812,9 +812,9 @@ impl<'a> Searcher<'a> {
         let eval = (!forced).then(|| self.pos.eval());
         self.evals[ply] = eval;
         // Whether the side to move's evaluation rose since its own last
-        // node, two plies up (taken as rising where either side faced a
-        // threat there or here): a node whose evaluation fell is searched
-        // more narrowly (Rapfi's "improving").
+        // node, two plies up (taken as rising where there is nothing to
+        // compare: a threat there or here, or the root there): a node whose
+        // evaluation fell is searched more narrowly (Rapfi's "improving").
         let improving = match (eval, ply.checked_sub(2).and_then(|p| self.evals[p])) {
             (Some(now), Some(before)) => now > before,
             _ => true,
