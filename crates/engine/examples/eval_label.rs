@@ -245,3 +245,41 @@ fn run(args: Args) -> Result<(), String> {
     eprintln!("{labelled} positions labelled, {unscored} without a score, {crashes} crashes");
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::score;
+
+    #[test]
+    fn reads_pentazens_scores() {
+        assert_eq!(
+            score("MESSAGE depth 12 ev 135 n 90k").as_deref(),
+            Some("135")
+        );
+        assert_eq!(score("MESSAGE ev -v17 depth 9").as_deref(), Some("-v17"));
+        assert_eq!(score("MESSAGE ev +v5").as_deref(), Some("+v5"));
+    }
+
+    #[test]
+    fn reads_rapfis_scores_as_eval_tune_does_pentazens() {
+        let line = "MESSAGE Speed 812K | Depth 12-20 | Eval -48 | Node 50K | Time 95ms";
+        assert_eq!(score(line).as_deref(), Some("-48"));
+        assert_eq!(
+            score("MESSAGE Depth 9-11 | Eval +M13 | Node 3K").as_deref(),
+            Some("+v13")
+        );
+        assert_eq!(
+            score("MESSAGE Depth 9-11 | Eval -M8 | Node 3K").as_deref(),
+            Some("-v8")
+        );
+    }
+
+    #[test]
+    fn a_line_without_a_readable_score_gives_none() {
+        assert_eq!(score("MESSAGE Depth 9-11 | Eval +M* | Node 3K"), None);
+        assert_eq!(score("MESSAGE Bestline h8 i9 g7"), None);
+        assert_eq!(score("MESSAGE ev"), None);
+        assert_eq!(score("MESSAGE ev n/a"), None);
+        assert_eq!(score("7,7"), None);
+    }
+}
