@@ -932,6 +932,16 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        // A principal-variation node where every move failed low still
+        // names its best try, so that a root move that failed high (and
+        // was cut there by the clock) reports a line past itself.
+        if pv_node
+            && best <= original_alpha
+            && self.lines[ply].len == 0
+            && let Some(m) = best_move
+        {
+            self.lines[ply] = PvLine::default().after(m);
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if best > original_alpha {
@@ -1011,14 +1021,29 @@ impl<'a> Searcher<'a> {
             if self.skips(depth) {
                 continue;
             }
+            let line = self.root_line;
             let (score, index, complete) =
                 self.search_root_aspirated(&mut root, depth, forced, best.score);
-            if index.is_some() || complete {
+            // An iteration the clock cuts replaces the last complete one
+            // only with what it found better: another move that beat the
+            // first, or the first at no lower a score. The first move alone
+            // falling below it (an aspiration window that failed low, then
+            // widened) says nothing of the moves not yet searched: it once
+            // reported a loss for a position that wins (BENCHMARKS.md,
+            // "Session 29").
+            let adopted = match index {
+                Some(0) => complete || score >= best.score,
+                Some(_) => true,
+                None => complete,
+            };
+            if adopted {
                 let i = index.unwrap_or(0);
                 best.best = root[i].0;
                 best.score = score;
                 root[..=i].rotate_right(1);
                 self.publish(best.best);
+            } else {
+                self.root_line = line;
             }
             if !complete {
                 break;
