@@ -217,7 +217,8 @@ fn analyse_with_full_table(moves: &str, side: Color, nodes: u64) -> engine::Outc
 /// 18's aspiration windows the iteration of depth 10 misses it, and the
 /// loss shows in the first move searched at depth 11, which completes at
 /// 378 725; since session 26's refitted evaluation, depth 10 at 275 969,
-/// and since session 27's narrower nodes where the evaluation fell, 240 186).
+/// since session 27's narrower nodes where the evaluation fell, 240 186,
+/// and since session 28's singular extension 275 677).
 #[test]
 fn sees_the_loss_of_a_game_against_pentazen() {
     let moves = "h8 h7 f7 g6 f5 f6 e6 g8 g4 d7 i6 h5 h3 i2 i4 i7 k7 g9 g7 k6 f4 h4 e4 e3 e7 \
@@ -241,8 +242,9 @@ fn sees_the_loss_of_a_game_against_pentazen() {
 /// of a second, since session 16's narrower leaf VCF 136 602 (depth 14),
 /// since session 18's aspiration windows and reduced answers to open
 /// threes 171 848 (depth 15), since session 26's refitted evaluation
-/// 128 506 (depth 13), and since session 27's narrower nodes where the
-/// evaluation fell 163 834 (depth 15). The budget keeps that in sight.
+/// 128 506 (depth 13), since session 27's narrower nodes where the
+/// evaluation fell 163 834 (depth 15), and since session 28's singular
+/// extension 72 045 (depth 12). The budget keeps that in sight.
 #[test]
 fn proves_pentazens_win_from_game_one_for_the_attacker() {
     let moves = "h8 h7 f6 g7 i7 g9 e7 f5 g6 e6 i6 d7";
@@ -259,8 +261,9 @@ fn proves_pentazens_win_from_game_one_for_the_attacker() {
 /// (depth 13, about 1.11 M nodes with the default 64 MiB table; in
 /// session 14 between 600 000 and 800 000; since session 15 89 829, depth
 /// 12, since session 16 90 682, since session 18 163 216, depth 13, since
-/// session 26's refitted evaluation 199 629, depth 14, and since session
-/// 27's narrower nodes where the evaluation fell 120 350): the win was
+/// session 26's refitted evaluation 199 629, depth 14, since session 27's
+/// narrower nodes where the evaluation fell 120 350, and since session
+/// 28's singular extension 75 914, depth 12): the win was
 /// within reach of a few seconds' search, not of the one second madang had
 /// on the move before, and is now within about a tenth.
 #[test]
@@ -276,7 +279,8 @@ fn proves_pentazens_win_from_game_nine_of_session_seven() {
 /// 13), and since session 15 in 180 562 (depth 14; session 16: 190 662;
 /// session 18: 152 744; session 26: 236 335, depth 15; session 27: shown
 /// by the iteration of depth 15 within 350 000, which completes at
-/// 426 859); madang saw it at once in the game (-29978 at depth 13).
+/// 426 859; session 28: 76 439, depth 12); madang saw it at once in the
+/// game (-29978 at depth 13).
 #[test]
 fn sees_the_loss_in_game_nine_of_session_seven() {
     let moves = "h8 h7 g7 i9 g6 g9 f8 g8 f9 f7 e6 h6 e5";
@@ -303,7 +307,8 @@ fn game_22_of_session_ten_j6_loses_by_threats() {
 /// side (g6, in 58 000-81 000 nodes; 59 080 in session 15, which needs
 /// white's plain fours in the leaf's VCF; 100 692, depth 14, since session
 /// 16 keeps the leaf VCF's later fours near the last one; 84 702 since
-/// session 18; 92 347 since session 26; 100 105 since session 27), and
+/// session 18; 92 347 since session 26; 100 105 since session 27; 93 250
+/// since session 28), and
 /// plays j9 at ply 7 itself with
 /// a fresh table.
 #[test]
@@ -332,7 +337,8 @@ fn game_13_of_session_ten_c12_loses() {
 /// plies) and at 4 s would play h5 itself (-773 for white). From black's
 /// side the search proves the win with h5 (depth 12, between 180 000 and
 /// 250 000 nodes; since session 26's refitted evaluation depth 13, 145 092
-/// nodes); from white's side before k8 it still plays k8 at 1 M
+/// nodes; since session 28's singular extension depth 14, 358 160 nodes);
+/// from white's side before k8 it still plays k8 at 1 M
 /// nodes: the defender's search does not see what the attacker's sees.
 #[test]
 fn game_9_of_session_ten_k8_loses() {
