@@ -347,3 +347,22 @@ fn game_9_of_session_ten_k8_loses() {
     assert!(o.score >= WIN_BOUND, "{o:?}");
     assert_eq!(o.best, "h5".parse().unwrap(), "{o:?}");
 }
+
+/// Game 30 of session 23 against Rapfi (black to move at ply 21), where
+/// Rapfi proves black's win from f7. With the singular extension, at
+/// 30 000-50 000 nodes the iteration of depth 10 is cut after its first
+/// move alone, the last iteration's best k4, failed low to a loss in a
+/// widened window; adopting that cut iteration reported the position lost
+/// (-29984). A cut iteration now keeps the last complete one's score
+/// unless it found better (BENCHMARKS.md, "Session 29").
+#[test]
+fn a_cut_iteration_whose_first_move_failed_low_reports_no_loss() {
+    let moves = "h8 i7 g6 h6 j8 i8 i9 g7 k7 h10 i5 l6 j6 l8 j5 j7 h5 g5 i4 j3";
+    for nodes in [30_000, 40_000, 50_000] {
+        let o = analyse_with_full_table(moves, Color::Black, nodes);
+        assert!(
+            o.reason == Reason::Search && o.score.abs() < WIN_BOUND,
+            "{nodes}: {o:?}"
+        );
+    }
+}
