@@ -36,7 +36,8 @@
 //! when a search at half the depth without it finds no other move within
 //! a small margin of its table score (a singular extension), and a node
 //! off the principal variation whose other moves still reach beta there
-//! is cut (multi-cut): 58.9% over 416 games at fixed nodes ("Session 28").
+//! is cut (multi-cut): 58.9% over 416 games at fixed nodes ("Session 28"),
+//! 57.7% at 0.3 s and 63.5% against PentaZen at 1 s ("Session 29").
 
 use std::time::{Duration, Instant};
 
